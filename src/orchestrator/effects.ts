@@ -1,0 +1,46 @@
+import type { SessionKind } from "../stage/stage-status.ts";
+import type { CommandSource } from "./events.ts";
+
+/**
+ * Commands the orchestrator asks the app to carry out. Plain JSON. Every effect has a
+ * deterministic `key` (plan blob SHA, stage id, attempt) that the app records with what it
+ * creates (run name, check run `external_id`, comment marker), so it can look before creating:
+ * a crash between deciding and doing never doubles a dispatch or a merge.
+ */
+export type Effect =
+  | {
+      type: "createBranch";
+      key: string;
+      stageId: string;
+      /** `loom/<plan-id>/<stage-id>` */
+      branch: string;
+      /** The merge point: the pull request's head branch. Its current head is the start. */
+      from: string;
+    }
+  | {
+      type: "dispatchRun";
+      key: string;
+      stageId: string;
+      attempt: number;
+      kind: SessionKind;
+      branch: string;
+      previousRunId: number | null;
+    }
+  | { type: "cancelRun"; key: string; stageId: string; runId: number }
+  | {
+      type: "mergeBranch";
+      key: string;
+      stageId: string;
+      /** The stage branch. */
+      head: string;
+      /** The merge point. */
+      base: string;
+      message: string;
+    }
+  | { type: "syncCheckRun"; key: string; stageId: string | null }
+  | { type: "syncStatusComment"; key: string }
+  | { type: "reply"; key: string; source: CommandSource; reaction: "+1" | "-1" | "eyes"; body: string | null }
+  | { type: "setTimer"; key: string; at: number }
+  | { type: "deleteBranch"; key: string; branch: string };
+
+export type EffectType = Effect["type"];

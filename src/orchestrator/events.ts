@@ -1,0 +1,133 @@
+import type { SessionKind } from "../stage/stage-status.ts";
+
+/**
+ * Facts the app feeds the orchestrator. Every event carries its time (`at`, ms since epoch):
+ * the core never reads a clock. The app authorizes senders before an event gets here.
+ */
+
+/** The part of a plan the orchestrator schedules on. Built from a parsed `Plan` by the app. */
+export type PlanSpec = {
+  id: string;
+  name: string;
+  path: string;
+  /** Blob SHA of the plan file: part of every effect key, so an edited plan gets fresh keys. */
+  blobSha: string;
+  stages: StageSpec[];
+};
+
+export type StageSpec = {
+  id: string;
+  name: string;
+  dependencies: string[];
+  stageType: "standard" | "knowledge" | "integration-verify" | "knowledge-distill";
+};
+
+/** Settings from `.github/loom.yml` (default branch) that change scheduling. */
+export type Settings = {
+  maxParallel: number;
+  maxAttempts: number;
+  backoffBaseMs: number;
+  backoffCapMs: number;
+  heartbeatTimeoutMs: number;
+};
+
+export const DEFAULT_SETTINGS: Settings = {
+  maxParallel: 4,
+  maxAttempts: 3,
+  backoffBaseMs: 30_000,
+  backoffCapMs: 300_000,
+  heartbeatTimeoutMs: 300_000,
+};
+
+/** How a run ended, decided by the app from the run's conclusion and its `loom-result` artifact. */
+export const RUN_OUTCOMES = [
+  "completed",
+  "completed-with-failures",
+  "needs-handoff",
+  "crashed",
+  "hung",
+  "timed-out",
+  "cancelled",
+] as const;
+export type RunOutcome = (typeof RUN_OUTCOMES)[number];
+
+export const MERGE_OUTCOMES = ["merged", "nothing-to-merge", "conflict", "error"] as const;
+export type MergeOutcome = (typeof MERGE_OUTCOMES)[number];
+
+export const COMMAND_NAMES = [
+  "retry",
+  "skip",
+  "block",
+  "unblock",
+  "cancel",
+  "approve",
+  "status",
+  "help",
+] as const;
+export type CommandName = (typeof COMMAND_NAMES)[number];
+
+/** Where a command came from, so replies go back to the same place. */
+export type CommandSource =
+  | { kind: "comment"; commentId: number }
+  | { kind: "check-run-button"; checkRunId: number }
+  | { kind: "check-run-rerequest"; checkRunId: number };
+
+export type Heartbeat = {
+  timestamp: number;
+  contextPercent: number;
+  lastTool: string | null;
+  activity: string | null;
+  turns: number;
+  costUsd: number;
+};
+
+export type OrchestratorEvent =
+  | {
+      type: "plan.opened";
+      at: number;
+      plan: PlanSpec;
+      settings: Settings;
+      pr: { number: number; headRef: string; headSha: string; baseRef: string };
+      /** False for forks and authors without write access: nothing runs until approved. */
+      trusted: boolean;
+      labels: string[];
+    }
+  | { type: "plan.changed"; at: number; plan: PlanSpec }
+  | { type: "plan.closed"; at: number; merged: boolean }
+  | { type: "head.moved"; at: number; headSha: string; byLoom: boolean }
+  | { type: "run.dispatched"; at: number; stageId: string; attempt: number; runId: number }
+  | { type: "run.started"; at: number; stageId: string; attempt: number; runId: number }
+  | { type: "heartbeat.seen"; at: number; stageId: string; attempt: number; heartbeat: Heartbeat }
+  | {
+      type: "run.finished";
+      at: number;
+      stageId: string;
+      attempt: number;
+      runId: number;
+      outcome: RunOutcome;
+      /** One line a person reads on the check run: why it ended this way. */
+      detail: string;
+    }
+  | {
+      type: "merge.finished";
+      at: number;
+      stageId: string;
+      outcome: MergeOutcome;
+      sha?: string;
+      detail: string;
+    }
+  | {
+      type: "command.received";
+      at: number;
+      command: CommandName;
+      stageId?: string;
+      sender: string;
+      source: CommandSource;
+      /** For `approve`: the head SHA the approver saw. */
+      sha?: string;
+    }
+  | { type: "labels.changed"; at: number; labels: string[] }
+  | { type: "tick"; at: number };
+
+export type OrchestratorEventType = OrchestratorEvent["type"];
+export type { SessionKind };

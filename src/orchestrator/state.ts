@@ -1,0 +1,59 @@
+import type { SessionKind, SessionStatus, StageStatus } from "../stage/stage-status.ts";
+import type { Heartbeat, PlanSpec, RunOutcome, Settings } from "./events.ts";
+
+/** Why a stage stands where it stands, for people reading the status. */
+export type StageNote = { at: number; text: string };
+
+export type Session = {
+  attempt: number;
+  kind: SessionKind;
+  status: SessionStatus;
+  runId: number | null;
+  dispatchedAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  outcome: RunOutcome | null;
+  lastHeartbeat: Heartbeat | null;
+  lastSeenAt: number;
+  detail: string | null;
+};
+
+export type StageState = {
+  id: string;
+  name: string;
+  dependencies: string[];
+  stageType: PlanSpec["stages"][number]["stageType"];
+  status: StageStatus;
+  merged: boolean;
+  /** Attempts dispatched so far (stage + recovery sessions; merge sessions are not counted). */
+  attempt: number;
+  /** Crash/hang/timeout retries used since the last manual retry. */
+  failures: number;
+  sessions: Session[];
+  /** When a backoff retry is due (ms epoch), or null. */
+  retryAt: number | null;
+  /** Set when a person skipped or blocked the stage (label or command); labels are level-triggered. */
+  skippedBy: "label" | "command" | null;
+  blockedBy: "label" | "command" | "retries" | "merge" | null;
+  /** True once the stage was removed from the plan file but kept for its history. */
+  removed: boolean;
+  notes: StageNote[];
+};
+
+export type PlanState = {
+  plan: PlanSpec;
+  settings: Settings;
+  pr: { number: number; headRef: string; headSha: string; baseRef: string };
+  trusted: boolean;
+  /** Head SHA approved by someone with write access (for untrusted plans). */
+  approvedSha: string | null;
+  hold: boolean;
+  closed: boolean;
+  labels: string[];
+  stages: Record<string, StageState>;
+  /** Order stages appear in the plan, for stable output. */
+  order: string[];
+  /** Transitions refused as invalid: recorded, never thrown. */
+  rejected: { at: number; stageId: string | null; reason: string }[];
+  updatedAt: number;
+};

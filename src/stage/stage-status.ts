@@ -1,0 +1,30 @@
+/** Stage statuses of the reference CLI. `merged` is a separate flag on the stage state. */
+export const STAGE_STATUSES = [
+  "waiting-for-deps",
+  "queued",
+  "executing",
+  "blocked",
+  "completed",
+  "needs-handoff",
+  "skipped",
+  "merge-conflict",
+  "completed-with-failures",
+  "merge-blocked",
+  "needs-human-review",
+] as const;
+export type StageStatus = (typeof STAGE_STATUSES)[number];
+
+/** One dispatched Actions run of a stage. */
+export const SESSION_STATUSES = [
+  "spawning",
+  "running",
+  "completed",
+  "crashed",
+  "context-exhausted",
+  "hung",
+  "cancelled",
+] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+
+export const SESSION_KINDS = ["stage", "recovery", "merge"] as const;
+export type SessionKind = (typeof SESSION_KINDS)[number];
