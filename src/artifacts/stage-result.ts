@@ -1,0 +1,90 @@
+import { z } from "zod";
+import { SESSION_KINDS } from "../stage/stage-status.ts";
+
+/**
+ * `loom-result.json`: what one stage session did, written by the action and read by the app.
+ * Every text in here is already redacted and bounded by the writer; readers still treat it as
+ * untrusted data (never as instructions).
+ */
+
+/** How a session ended, decided from evidence (result message, commits, checks), never exit code alone. */
+export const STAGE_OUTCOMES = [
+  "completed",
+  "completed-with-failures",
+  "needs-handoff",
+  "crashed",
+  "hung",
+  "timed-out",
+] as const;
+export const StageOutcome = z.enum(STAGE_OUTCOMES);
+export type StageOutcome = z.infer<typeof StageOutcome>;
+
+export const CHECK_KINDS = [
+  "acceptance",
+  "artifact",
+  "wiring",
+  "wiring_test",
+  "dead_code",
+  "before_stage",
+  "after_stage",
+  "setup",
+] as const;
+export const CheckKind = z.enum(CHECK_KINDS);
+export type CheckKind = z.infer<typeof CheckKind>;
+
+/** Longest output tail a check result carries (characters). */
+export const OUTPUT_TAIL_MAX = 4000;
+
+export const CheckResult = z.object({
+  kind: CheckKind,
+  /** What a person reads: the command, the artifact path, the wiring description. */
+  name: z.string().min(1).max(1024),
+  command: z.string().max(4096).optional(),
+  passed: z.boolean(),
+  exit_code: z.number().int().optional(),
+  duration_ms: z.number().int().nonnegative(),
+  /** The last part of stdout+stderr, or why the check failed; redacted. */
+  output_tail: z.string().max(OUTPUT_TAIL_MAX),
+});
+export type CheckResult = z.infer<typeof CheckResult>;
+
+export const CommitInfo = z.object({
+  sha: z.string().regex(/^[0-9a-f]{40,64}$/),
+  subject: z.string().max(1024),
+});
+export type CommitInfo = z.infer<typeof CommitInfo>;
+
+export const TokenUsage = z.object({
+  input: z.number().int().nonnegative(),
+  output: z.number().int().nonnegative(),
+  cache_read: z.number().int().nonnegative(),
+  cache_creation: z.number().int().nonnegative(),
+});
+export type TokenUsage = z.infer<typeof TokenUsage>;
+
+export const StageResult = z.object({
+  version: z.literal(1),
+  plan_id: z.string().min(1),
+  stage_id: z.string().min(1),
+  attempt: z.number().int().positive(),
+  kind: z.enum(SESSION_KINDS),
+  outcome: StageOutcome,
+  /** One line a person reads: why this outcome. */
+  reason: z.string().max(1000),
+  checks: z.array(CheckResult),
+  commits: z.array(CommitInfo),
+  /** The stage branch head after the runner's own commit (the bundle's tip). */
+  head_sha: z.string().regex(/^[0-9a-f]{40,64}$/),
+  turns: z.number().int().nonnegative(),
+  tokens: TokenUsage,
+  cost_usd: z.number().nonnegative(),
+  duration_ms: z.number().int().nonnegative(),
+  context_percent: z.number().min(0).max(100),
+  /** Markdown handoff for the next (recovery) session, when the session wrote one. */
+  handoff: z.string().max(100_000).optional(),
+  /** `[DEVIATION Rule N: …]` markers found in the transcript. */
+  deviations: z.array(z.string().max(2000)),
+  /** Tools the session asked for and was refused. */
+  permission_denials: z.array(z.string().max(2000)),
+});
+export type StageResult = z.infer<typeof StageResult>;
