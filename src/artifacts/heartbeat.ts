@@ -1,20 +1,5 @@
 import { z } from "zod";
-
-/** Token counts seen so far in a session (from the stream's `usage` fields). */
-export const TokenUsage = z.object({
-  input_tokens: z.number().int().nonnegative(),
-  output_tokens: z.number().int().nonnegative(),
-  cache_creation_input_tokens: z.number().int().nonnegative(),
-  cache_read_input_tokens: z.number().int().nonnegative(),
-});
-export type TokenUsage = z.infer<typeof TokenUsage>;
-
-export const EMPTY_TOKEN_USAGE: TokenUsage = {
-  input_tokens: 0,
-  output_tokens: 0,
-  cache_creation_input_tokens: 0,
-  cache_read_input_tokens: 0,
-};
+import { TokenUsage } from "./stage-result.ts";
 
 /**
  * A heartbeat of a running stage session (DESIGN §5). The action writes one about once a minute and
@@ -38,7 +23,7 @@ export const Heartbeat = z.object({
   /** Assistant turns so far. */
   turns: z.number().int().nonnegative(),
   cost_usd: z.number().nonnegative(),
-  /** Cumulative tokens, when known. */
+  /** Cumulative tokens, when known (same shape as `loom-result`). */
   tokens: TokenUsage.optional(),
 });
 export type Heartbeat = z.infer<typeof Heartbeat>;
