@@ -1,0 +1,169 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { findSecrets, redactSecrets, REDACTED, type SecretKind } from "../../src/redact/redact-secrets.ts";
+
+/** Deterministic filler so fixtures are built, never pasted: no real-looking secret sits in git. */
+function filler(length: number, alphabet = "aB3dE5fG7hJ9kLmN0pQrStUvWxYz"): string {
+  let out = "";
+  for (let i = 0; i < length; i += 1) out += alphabet[(i * 7 + 3) % alphabet.length];
+  return out;
+}
+
+const b64url = (length: number): string => filler(length, "Ab1-Cd2_Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv");
+const jwt = `eyJ${b64url(33)}.eyJ${b64url(180)}.${b64url(86)}`;
+const longInstallationToken = `ghs_1234567_${jwt}`.padEnd(520, "x");
+
+const cases: { name: string; secret: string; kind: SecretKind; around?: [string, string] }[] = [
+  { name: "classic personal token ghp_ (36 chars)", secret: `ghp_${filler(36)}`, kind: "github-token" },
+  { name: "OAuth token gho_", secret: `gho_${filler(36)}`, kind: "github-token" },
+  { name: "user-to-server token ghu_", secret: `ghu_${filler(36)}`, kind: "github-token" },
+  { name: "installation token ghs_ (classic 36 chars)", secret: `ghs_${filler(36)}`, kind: "github-token" },
+  { name: "refresh token ghr_ (long)", secret: `ghr_${filler(76)}`, kind: "github-token" },
+  {
+    name: "new long installation token ghs_<appid>_<jwt> (~520 chars)",
+    secret: longInstallationToken,
+    kind: "github-token",
+  },
+  {
+    name: "fine-grained token github_pat_",
+    secret: `github_pat_${filler(22)}_${filler(59)}`,
+    kind: "github-pat",
+  },
+  { name: "Anthropic API key", secret: `sk-ant-api03-${b64url(93)}AA`, kind: "anthropic-key" },
+  { name: "Anthropic OAuth token", secret: `sk-ant-oat01-${b64url(60)}`, kind: "anthropic-key" },
+  {
+    name: "AWS access key id",
+    secret: `AKIA${filler(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")}`,
+    kind: "aws-access-key",
+  },
+  {
+    name: "AWS temporary access key id",
+    secret: `ASIA${filler(16, "QWERTYUIOPASDFGHJKLZ234567")}`,
+    kind: "aws-access-key",
+  },
+  {
+    name: "AWS secret access key after its name",
+    secret: filler(40, "abcXYZ0123456789/+klmNOP"),
+    kind: "aws-secret-key",
+    around: ["aws_secret_access_key = ", "\n"],
+  },
+  {
+    name: "RSA private key block",
+    secret: `-----BEGIN RSA PRIVATE KEY-----\n${filler(64)}\n${filler(64)}\n-----END RSA PRIVATE KEY-----`,
+    kind: "private-key",
+  },
+  {
+    name: "OpenSSH private key block",
+    secret: `-----BEGIN OPENSSH PRIVATE KEY-----\n${filler(70)}\n-----END OPENSSH PRIVATE KEY-----`,
+    kind: "private-key",
+  },
+  {
+    name: "PKCS#8 private key with no END (truncated) redacts to the end",
+    secret: `-----BEGIN PRIVATE KEY-----\n${filler(64)}\n`,
+    kind: "private-key",
+    around: ["key: ", ""],
+  },
+  { name: "JSON Web Token", secret: jwt, kind: "jwt" },
+  {
+    name: "opaque Bearer token in an Authorization header",
+    secret: `${filler(30)}.${filler(12)}`,
+    kind: "bearer-token",
+    around: ["Authorization: Bearer ", "\r\n"],
+  },
+  { name: "npm token", secret: `npm_${filler(36)}`, kind: "npm-token" },
+  { name: "Slack bot token", secret: `xoxb-1234567890-${filler(24)}`, kind: "slack-token" },
+];
+
+describe("redactSecrets: token patterns, case by case", () => {
+  for (const { name, secret, kind, around } of cases) {
+    const [pre, post] = around ?? ["token=", " and more text"];
+    const text = `first line\n${pre}${secret}${post}`;
+
+    it(`redacts a ${name}`, () => {
+      const redacted = redactSecrets(text);
+      assert.equal(redacted, `first line\n${pre}${REDACTED}${post}`);
+      assert.ok(!redacted.includes(secret));
+    });
+
+    it(`finds a ${name} with its kind and line, without the secret`, () => {
+      const findings = findSecrets(text);
+      assert.equal(findings.length, 1, JSON.stringify(findings));
+      const [finding] = findings;
+      assert.equal(finding?.kind, kind);
+      assert.equal(finding?.line, 2);
+      assert.equal(finding?.column, pre.length + 1);
+      assert.equal(finding?.length, secret.length);
+      assert.ok(!JSON.stringify(findings).includes(secret));
+    });
+  }
+});
+
+describe("redactSecrets: known secret values", () => {
+  it("replaces every occurrence of a known value, whatever its shape", () => {
+    assert.equal(
+      redactSecrets("key=hunter2-password; again hunter2-password.", ["hunter2-password"]),
+      `key=${REDACTED}; again ${REDACTED}.`,
+    );
+  });
+
+  it("treats regex characters in a known value literally", () => {
+    assert.equal(redactSecrets("a.b*c+d(e) a_b_c_d_e", ["a.b*c+d(e)"]), `${REDACTED} a_b_c_d_e`);
+  });
+
+  it("ignores empty and very short known values instead of shredding the text", () => {
+    assert.equal(redactSecrets("a plain sentence", ["", "a", "en"]), "a plain sentence");
+  });
+
+  it("reports a known value as known-secret", () => {
+    assert.deepEqual(
+      findSecrets("x\n  value-of-a-secret", ["value-of-a-secret"]).map((f) => [f.kind, f.line, f.column]),
+      [["known-secret", 2, 3]],
+    );
+  });
+
+  it("redacts overlapping known value and token pattern once", () => {
+    const token = `ghp_${filler(36)}`;
+    assert.equal(redactSecrets(`Bearer ${token}`, [token.slice(0, 20)]), `Bearer ${REDACTED}`);
+  });
+});
+
+describe("redactSecrets: ordinary text passes unchanged", () => {
+  const harmless = [
+    "the ghp_ prefix marks a personal access token",
+    "see https://github.com/cosmix/loom/blob/main/README.md",
+    "commit 2f4c1c9b0a7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c",
+    "use a Bearer token in the Authorization header",
+    "Bearer authentication is described in RFC 6750",
+    "sk-ant- keys come from the console",
+    "-----BEGIN PUBLIC KEY-----",
+    "AKIA is the prefix of an access key id",
+    "const taskAsk = ask-ant-colony;",
+  ];
+  for (const text of harmless) {
+    it(`keeps: ${text}`, () => {
+      assert.equal(redactSecrets(text), text);
+      assert.deepEqual(findSecrets(text), []);
+    });
+  }
+});
+
+describe("redactSecrets: several secrets in one text", () => {
+  it("redacts each and reports each with its own position", () => {
+    const gh = `ghs_${filler(36)}`;
+    const ant = `sk-ant-api03-${b64url(40)}`;
+    const text = `a ${gh}\nb ${ant} c ${gh}`;
+    assert.equal(redactSecrets(text), `a ${REDACTED}\nb ${REDACTED} c ${REDACTED}`);
+    assert.deepEqual(
+      findSecrets(text).map((f) => [f.kind, f.line, f.column]),
+      [
+        ["github-token", 1, 3],
+        ["anthropic-key", 2, 3],
+        ["github-token", 2, 6 + ant.length],
+      ],
+    );
+  });
+
+  it("keeps the sentence's final period outside a redacted token", () => {
+    assert.equal(redactSecrets(`the token is ghp_${filler(36)}.`), `the token is ${REDACTED}.`);
+  });
+});
