@@ -1,0 +1,182 @@
+/**
+ * The app's durable state (DESIGN §7, §9): plans with compare-and-swap versions, a transactional
+ * outbox of side effects, an inbox of webhook deliveries and due timers.
+ *
+ * Two adapters implement it: SQLite through `node:sqlite` (one file, safe to share between processes)
+ * and PostgreSQL through `pg` (several replicas). Choose one with `openStore` (`open-store.ts`).
+ *
+ * Times are epoch milliseconds passed in by the caller (`now`), never read inside the store, except
+ * where a parameter says otherwise. JSON values (`state`, `effect`, `result`, `payload`) are stored as
+ * JSON and come back as parsed JSON typed `unknown`: the app validates them with zod.
+ *
+ * Several replicas never do the same side effect twice because:
+ * - a plan is written only through `commitPlan`, a compare-and-swap on its `version` that enqueues
+ *   the effects the new state decided in the SAME transaction (no state without its effects, no
+ *   effects without their state);
+ * - effect keys are globally unique and deterministic (plan blob SHA, stage, attempt): enqueueing a key
+ *   that already exists is silently ignored, whatever its status;
+ * - a claimed effect, delivery or timer is leased to one owner until the lease expires.
+ */
+
+/** Which plan: one plan file in one pull request. */
+export type PlanKey = {
+  /** The GitHub App installation that may act on the repository (updated on every commit). */
+  installationId: number;
+  owner: string;
+  repo: string;
+  pr: number;
+  /** Repository path of the plan file, e.g. `doc/plans/PLAN-auth.md`. */
+  planPath: string;
+};
+
+/**
+ * The string identity of a plan: `owner/repo#pr:planPath`, owner and repo lower-cased (GitHub names
+ * are case-insensitive), planPath kept as is. The installation id is NOT part of the identity: a
+ * re-installed app finds its plans again, and the stored installation id follows the latest commit.
+ */
+export function formatPlanKey(key: Pick<PlanKey, "owner" | "repo" | "pr" | "planPath">): string {
+  return `${key.owner.toLowerCase()}/${key.repo.toLowerCase()}#${key.pr}:${key.planPath}`;
+}
+
+/** One stored plan. */
+export type PlanRecord = {
+  key: PlanKey;
+  /** `formatPlanKey(key)`. */
+  planKey: string;
+  /** The orchestrator state as stored JSON (parse it with the core's zod schema). */
+  state: unknown;
+  /** False once the plan needs no more work (merged, closed, finished): left out of `listActivePlans`. */
+  active: boolean;
+  /** Starts at 1 on insert and grows by 1 on every successful `commitPlan`. */
+  version: number;
+  /** `now` of the last commit. */
+  updatedAt: number;
+};
+
+/** A side effect to enqueue; `key` is globally unique and deterministic. */
+export type EffectInput = { key: string; effect: unknown };
+
+/** A timer of a plan: fires (becomes claimable) at `at`. Identity is (plan, key). */
+export type TimerInput = { at: number; key: string };
+
+export type CommitPlanInput = {
+  /** The version read by `getPlan`; 0 = the plan must not exist yet (insert). */
+  expectedVersion: number;
+  state: unknown;
+  active: boolean;
+  /** Enqueued in this order; keys already in the outbox (any status) are ignored. */
+  effects: readonly EffectInput[];
+  /** Upserted: a timer with the same (plan, key) gets the new `at` and loses any lease. */
+  timers: readonly TimerInput[];
+  /** Timer keys of this plan to delete in the same transaction. */
+  cancelTimers?: readonly string[];
+  /** Recorded as `updatedAt` / enqueue time; defaults to `Date.now()`. */
+  now?: number;
+};
+
+export type CommitPlanResult = { ok: true; version: number } | { ok: false; reason: "conflict" };
+
+/** A claimed effect, leased to the claimer until `leaseUntil`. */
+export type OutboxEffect = {
+  key: string;
+  planKey: PlanKey;
+  effect: unknown;
+  /** Claims so far, this one included (1 on the first claim). */
+  attempts: number;
+  /** The error of the previous failed attempt, if any. */
+  lastError: string | null;
+  leaseUntil: number;
+};
+
+export const effectStatuses = ["pending", "done", "dead"] as const;
+/** pending: waiting or in flight; done: `completeEffect`; dead: `failEffect` with `retryAt` null. */
+export type EffectStatus = (typeof effectStatuses)[number];
+
+/** What `getEffect` returns: the effect and, once done, its recorded result. */
+export type EffectRecord = {
+  key: string;
+  planKey: PlanKey;
+  effect: unknown;
+  status: EffectStatus;
+  attempts: number;
+  /** The JSON result given to `completeEffect` (null until done). */
+  result: unknown;
+  lastError: string | null;
+  enqueuedAt: number;
+  completedAt: number | null;
+};
+
+/** A webhook delivery as received; `id` is the `X-GitHub-Delivery` header. */
+export type DeliveryInput = { id: string; name: string; payload: unknown; receivedAt: number };
+
+/** A claimed delivery, leased to the claimer until `leaseUntil`. */
+export type InboxDelivery = DeliveryInput & { attempts: number; leaseUntil: number };
+
+/** A claimed due timer. Pass it back to `deleteTimer` once handled. */
+export type DueTimer = { planKey: PlanKey; key: string; at: number };
+
+export const storeKinds = ["sqlite", "postgres"] as const;
+export type StoreKind = (typeof storeKinds)[number];
+
+export interface Store {
+  readonly kind: StoreKind;
+
+  /** Creates or upgrades the schema (versioned, idempotent, safe when replicas run it at once). */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+
+  // ---- plans ----
+  getPlan(key: PlanKey): Promise<PlanRecord | null>;
+  /** Every plan with `active` true, oldest update first (for the periodic reconcile). */
+  listActivePlans(): Promise<PlanRecord[]>;
+  /** Every plan (active or not) of one pull request, by plan path. */
+  listPlansForPull(owner: string, repo: string, pr: number): Promise<PlanRecord[]>;
+  /**
+   * Compare-and-swap in one transaction: writes state/active/version, enqueues `effects` and upserts
+   * `timers`. On `{ ok: false, reason: "conflict" }` NOTHING was written or enqueued: re-read and
+   * re-decide.
+   */
+  commitPlan(key: PlanKey, input: CommitPlanInput): Promise<CommitPlanResult>;
+
+  // ---- outbox ----
+  /**
+   * Leases up to `limit` effects to `owner` for `leaseMs`. Per plan, effects run in enqueue order and
+   * only the oldest pending effect of a plan is ever claimable, so at most one effect of a plan is in
+   * flight and a later effect waits for the earlier one to be completed (or dead). A failed effect
+   * waiting for its `retryAt` holds its plan's later effects back. Claims of other owners are
+   * invisible until their lease expires.
+   */
+  claimEffects(owner: string, limit: number, leaseMs: number, now: number): Promise<OutboxEffect[]>;
+  /** Records the result; false if the effect is unknown or no longer pending. */
+  completeEffect(key: string, result: unknown, now: number): Promise<boolean>;
+  /**
+   * Releases the lease and records `error`. `retryAt` = epoch ms when it may be claimed again;
+   * null = give up (status `dead`, which lets the plan's next effect run). False if unknown or not
+   * pending.
+   */
+  failEffect(key: string, error: string, retryAt: number | null): Promise<boolean>;
+  /** The effect and its recorded result (look before create), or null when never enqueued. */
+  getEffect(key: string): Promise<EffectRecord | null>;
+
+  // ---- inbox ----
+  /** Stores a delivery; false when its id was already recorded (duplicate: ignore it). */
+  recordDelivery(delivery: DeliveryInput): Promise<boolean>;
+  /** Leases up to `limit` unprocessed deliveries to `owner`, oldest received first. */
+  claimDeliveries(owner: string, limit: number, leaseMs: number, now: number): Promise<InboxDelivery[]>;
+  /** Marks a delivery processed (with the error if processing gave up); it is never claimed again. */
+  completeDelivery(id: string, now: number, error?: string): Promise<void>;
+  /**
+   * Deletes processed deliveries completed before `olderThan`; returns how many. A pruned id is no
+   * longer deduplicated, so keep them longer than a redelivery could come (days).
+   */
+  pruneDeliveries(olderThan: number): Promise<number>;
+
+  // ---- timers ----
+  /** Leases up to `limit` timers with `at <= now` to `owner`, earliest first. */
+  claimDueTimers(owner: string, now: number, limit: number, leaseMs: number): Promise<DueTimer[]>;
+  /**
+   * Deletes a handled timer, only if it still has the claimed `at` (a commit that re-set it meanwhile
+   * wins). Returns whether it was deleted.
+   */
+  deleteTimer(timer: DueTimer): Promise<boolean>;
+}
