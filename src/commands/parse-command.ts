@@ -1,0 +1,70 @@
+import { COMMAND_NAMES } from "../orchestrator/events.ts";
+import type { CommandName } from "../orchestrator/events.ts";
+
+/** Commands that act on one stage and need its id. */
+export const STAGE_COMMANDS = [
+  "retry",
+  "skip",
+  "block",
+  "unblock",
+  "cancel",
+] as const satisfies readonly CommandName[];
+export type StageCommand = (typeof STAGE_COMMANDS)[number];
+
+/** A stage reference as written: `<stage>` or `<plan-id>/<stage>` when a pull request has several plans. */
+export type StageRef = { planId: string | null; stageId: string };
+
+export type ParsedCommand =
+  | { ok: true; command: StageCommand; stage: StageRef; line: string }
+  | { ok: true; command: Exclude<CommandName, StageCommand>; line: string }
+  | { ok: false; reason: "unknown-command" | "missing-stage" | "unexpected-argument"; line: string };
+
+const COMMAND_LINE = /^\/loom(?:\s+(.*))?$/;
+
+/**
+ * Finds `/loom …` commands in a comment body: one per line that starts with `/loom`. Lines
+ * inside fenced code blocks and quoted lines (`>`) are not commands, so quoting a command or
+ * loom's own help text never triggers anything.
+ */
+export function parseCommands(body: string): ParsedCommand[] {
+  const commands: ParsedCommand[] = [];
+  let inFence = false;
+  for (const raw of body.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (/^(```|~~~)/.test(line)) {
+      inFence = !inFence;
+      continue;
+    }
+    if (inFence) continue;
+    const match = COMMAND_LINE.exec(line);
+    if (match === null) continue;
+    commands.push(parseCommandWords(line, (match[1] ?? "").trim().split(/\s+/).filter(Boolean)));
+  }
+  return commands;
+}
+
+function parseCommandWords(line: string, words: string[]): ParsedCommand {
+  const [name, ...args] = words;
+  if (name === undefined) return { ok: true, command: "help", line };
+  const command = COMMAND_NAMES.find((known) => known === name.toLowerCase());
+  if (command === undefined) return { ok: false, reason: "unknown-command", line };
+  if (isStageCommand(command)) {
+    const [ref, ...extra] = args;
+    if (ref === undefined) return { ok: false, reason: "missing-stage", line };
+    if (extra.length > 0) return { ok: false, reason: "unexpected-argument", line };
+    return { ok: true, command, stage: parseStageRef(ref), line };
+  }
+  if (args.length > 0) return { ok: false, reason: "unexpected-argument", line };
+  return { ok: true, command, line };
+}
+
+export function isStageCommand(command: CommandName): command is StageCommand {
+  return (STAGE_COMMANDS as readonly string[]).includes(command);
+}
+
+export function parseStageRef(ref: string): StageRef {
+  const cleaned = ref.replace(/^`|`$/g, "");
+  const slash = cleaned.lastIndexOf("/");
+  if (slash <= 0) return { planId: null, stageId: cleaned };
+  return { planId: cleaned.slice(0, slash), stageId: cleaned.slice(slash + 1) };
+}

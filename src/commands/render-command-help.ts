@@ -1,0 +1,46 @@
+import type { ParsedCommand } from "./parse-command.ts";
+
+/** The plans of a pull request with their stage ids, for help text and "did you mean". */
+export type PlanStages = { planId: string; stageIds: string[] };
+
+const USAGE = [
+  "`/loom retry <stage>`: run the stage again",
+  "`/loom skip <stage>`: skip it (dependents may start)",
+  "`/loom block <stage>` / `/loom unblock <stage>`: stop or release it",
+  "`/loom cancel <stage>`: cancel its running session",
+  "`/loom status`: refresh the status comment",
+  "`/loom approve`: allow this head commit to run (plans from forks or outside authors)",
+  "`/loom help`: this text",
+];
+
+/**
+ * The short reply for `/loom help` and for a command loom could not use. Commands are written
+ * in inline code, never at the start of a line, so the reply is never read back as a command.
+ */
+export function renderCommandHelp(plans: PlanStages[], problem?: string): string {
+  const lines: string[] = [];
+  if (problem !== undefined) lines.push(`loom could not use that: ${problem}`, "");
+  lines.push("Commands (one per line, sender needs write access):", ...USAGE.map((usage) => `- ${usage}`));
+  if (plans.length > 0) {
+    lines.push("", "Stages:");
+    const qualify = plans.length > 1;
+    for (const plan of plans) {
+      const ids = plan.stageIds.map((id) => `\`${qualify ? `${plan.planId}/${id}` : id}\``);
+      lines.push(`- ${plan.planId}: ${ids.length > 0 ? ids.join(", ") : "(none)"}`);
+    }
+  }
+  return lines.join("\n");
+}
+
+/** Why a parsed command line was refused, in a sentence. */
+export function describeParseFailure(failure: Extract<ParsedCommand, { ok: false }>): string {
+  const shown = `\`${failure.line.slice(0, 100)}\``;
+  switch (failure.reason) {
+    case "unknown-command":
+      return `${shown} is not a loom command.`;
+    case "missing-stage":
+      return `${shown} needs a stage id.`;
+    case "unexpected-argument":
+      return `${shown} has arguments loom does not take.`;
+  }
+}

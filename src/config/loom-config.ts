@@ -1,0 +1,104 @@
+import { z } from "zod";
+import { parse as parseYaml, YAMLParseError } from "yaml";
+import { DEFAULT_SETTINGS } from "../orchestrator/events.ts";
+import type { Settings } from "../orchestrator/events.ts";
+
+/** Repository roles from least to most, as GitHub names them. */
+export const ROLES = ["none", "read", "triage", "write", "maintain", "admin"] as const;
+export const Role = z.enum(ROLES);
+export type Role = z.infer<typeof Role>;
+
+/**
+ * `.github/loom.yml`, read from the default branch only. Every key is optional; unknown keys are
+ * refused so a typo does not silently fall back to a default.
+ */
+export const LoomConfig = z
+  .object({
+    /** The stage workflow file in `.github/workflows/` that loom dispatches. */
+    workflow: z
+      .string()
+      .regex(/^[\w.-]+\.ya?ml$/, "a file name in .github/workflows/, like loom-stage.yml")
+      .default("loom-stage.yml"),
+    max_parallel: z.number().int().min(1).max(100).default(DEFAULT_SETTINGS.maxParallel),
+    retry: z
+      .strictObject({
+        max_attempts: z.number().int().min(1).max(10).default(DEFAULT_SETTINGS.maxAttempts),
+        backoff_base_secs: z
+          .number()
+          .int()
+          .min(0)
+          .max(3600)
+          .default(DEFAULT_SETTINGS.backoffBaseMs / 1000),
+        backoff_cap_secs: z
+          .number()
+          .int()
+          .min(0)
+          .max(86_400)
+          .default(DEFAULT_SETTINGS.backoffCapMs / 1000),
+      })
+      .default({
+        max_attempts: DEFAULT_SETTINGS.maxAttempts,
+        backoff_base_secs: DEFAULT_SETTINGS.backoffBaseMs / 1000,
+        backoff_cap_secs: DEFAULT_SETTINGS.backoffCapMs / 1000,
+      }),
+    heartbeat_timeout_secs: z
+      .number()
+      .int()
+      .min(60)
+      .max(86_400)
+      .default(DEFAULT_SETTINGS.heartbeatTimeoutMs / 1000),
+    label_prefix: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,20}$/, "letters, digits, `_`, `.` or `-`, at most 20")
+      .default("loom"),
+    /** The least repository role whose commands, buttons and labels loom obeys. */
+    minimum_role: z.enum(["triage", "write", "maintain", "admin"]).default("write"),
+    /** Delete stage branches once merged into the pull request branch. */
+    branch_cleanup: z.boolean().default(true),
+  })
+  .strict();
+export type LoomConfig = z.infer<typeof LoomConfig>;
+
+export type ConfigProblem = { message: string; line: number | null };
+
+export type LoomConfigResult = { ok: true; config: LoomConfig } | { ok: false; problems: ConfigProblem[] };
+
+/** Parses the file's text; `null` (no file) gives every default. */
+export function parseLoomConfig(text: string | null): LoomConfigResult {
+  let raw: unknown = {};
+  if (text !== null) {
+    try {
+      raw = parseYaml(text, { maxAliasCount: 50 }) ?? {};
+    } catch (error) {
+      if (error instanceof YAMLParseError) {
+        return { ok: false, problems: [{ message: error.message, line: error.linePos?.[0].line ?? null }] };
+      }
+      throw new Error("unexpected failure parsing .github/loom.yml", { cause: error });
+    }
+  }
+  const result = LoomConfig.safeParse(raw);
+  if (result.success) return { ok: true, config: result.data };
+  return {
+    ok: false,
+    problems: result.error.issues.map((issue) => ({
+      message: `${issue.path.join(".") || "(file)"}: ${issue.message}`,
+      line: null,
+    })),
+  };
+}
+
+/** The scheduling part of the config, as the orchestrator takes it. */
+export function toSettings(config: LoomConfig): Settings {
+  return {
+    maxParallel: config.max_parallel,
+    maxAttempts: config.retry.max_attempts,
+    backoffBaseMs: config.retry.backoff_base_secs * 1000,
+    backoffCapMs: config.retry.backoff_cap_secs * 1000,
+    heartbeatTimeoutMs: config.heartbeat_timeout_secs * 1000,
+  };
+}
+
+/** True when `role` is at least `minimum`. */
+export function meetsRole(role: Role, minimum: Role): boolean {
+  return ROLES.indexOf(role) >= ROLES.indexOf(minimum);
+}

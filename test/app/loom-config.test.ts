@@ -1,0 +1,44 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { meetsRole, parseLoomConfig, toSettings } from "../../src/config/loom-config.ts";
+import { DEFAULT_SETTINGS } from "../../src/orchestrator/events.ts";
+
+test("a repository without .github/loom.yml gets the default settings", () => {
+  const result = parseLoomConfig(null);
+  assert.ok(result.ok);
+  assert.deepEqual(toSettings(result.config), DEFAULT_SETTINGS);
+  assert.equal(result.config.minimum_role, "write");
+  assert.equal(result.config.label_prefix, "loom");
+  assert.equal(result.config.workflow, "loom-stage.yml");
+});
+
+test("settings in .github/loom.yml change scheduling", () => {
+  const result = parseLoomConfig(
+    "workflow: stage.yml\nmax_parallel: 2\nretry:\n  max_attempts: 5\nheartbeat_timeout_secs: 600\nminimum_role: maintain\n",
+  );
+  assert.ok(result.ok);
+  const settings = toSettings(result.config);
+  assert.equal(settings.maxParallel, 2);
+  assert.equal(settings.maxAttempts, 5);
+  assert.equal(settings.backoffBaseMs, 30_000);
+  assert.equal(settings.heartbeatTimeoutMs, 600_000);
+  assert.equal(result.config.minimum_role, "maintain");
+});
+
+test("a typo or a bad value in .github/loom.yml is reported, not ignored", () => {
+  const typo = parseLoomConfig("max_paralel: 2\n");
+  assert.ok(!typo.ok);
+  const bad = parseLoomConfig("minimum_role: read\nworkflow: ../evil.yml\n");
+  assert.ok(!bad.ok);
+  assert.equal(bad.problems.length, 2);
+  const broken = parseLoomConfig("retry: [\n");
+  assert.ok(!broken.ok);
+  assert.equal(typeof broken.problems[0]?.line, "number");
+});
+
+test("roles compare from read up to admin", () => {
+  assert.ok(meetsRole("admin", "write"));
+  assert.ok(meetsRole("write", "write"));
+  assert.ok(!meetsRole("triage", "write"));
+  assert.ok(!meetsRole("none", "triage"));
+});

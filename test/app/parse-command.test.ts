@@ -1,0 +1,68 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { parseCommands } from "../../src/commands/parse-command.ts";
+import { describeParseFailure, renderCommandHelp } from "../../src/commands/render-command-help.ts";
+
+test("every /loom command line in a comment is read, with its stage", () => {
+  const body =
+    "Looks stuck.\n/loom retry build\n  /loom skip docs  \n/loom status\n/loom approve\n/loom help";
+  assert.deepEqual(
+    parseCommands(body).map((c) =>
+      c.ok && "stage" in c ? `${c.command} ${c.stage.stageId}` : c.ok ? c.command : c.reason,
+    ),
+    ["retry build", "skip docs", "status", "approve", "help"],
+  );
+});
+
+test("a stage may be qualified with its plan id when a pull request has several plans", () => {
+  const [command] = parseCommands("/loom cancel PLAN-a/build");
+  assert.ok(command?.ok && "stage" in command);
+  assert.deepEqual(command.stage, { planId: "PLAN-a", stageId: "build" });
+});
+
+test("unknown commands, missing stages and extra words are refused with a reason", () => {
+  assert.deepEqual(
+    parseCommands("/loom frobnicate x\n/loom retry\n/loom status now\n/loom retry a b").map((c) =>
+      c.ok ? "ok" : c.reason,
+    ),
+    ["unknown-command", "missing-stage", "unexpected-argument", "unexpected-argument"],
+  );
+});
+
+test("text that merely mentions loom, quotes a command or shows one in a code block is not a command", () => {
+  const body = [
+    "please run /loom retry build",
+    "> /loom retry build",
+    "```",
+    "/loom retry build",
+    "```",
+    "/loomretry build",
+    "`/loom retry build`",
+  ].join("\n");
+  assert.deepEqual(parseCommands(body), []);
+});
+
+test("a bare /loom asks for help", () => {
+  assert.deepEqual(parseCommands("/loom"), [{ ok: true, command: "help", line: "/loom" }]);
+});
+
+test("the help reply lists the valid stages and is never read back as a command", () => {
+  const failure = parseCommands("/loom retry")[0];
+  assert.ok(failure !== undefined && !failure.ok);
+  const reply = renderCommandHelp(
+    [{ planId: "PLAN-x", stageIds: ["a", "b"] }],
+    describeParseFailure(failure),
+  );
+  assert.match(reply, /`a`, `b`/);
+  assert.match(reply, /needs a stage id/);
+  assert.deepEqual(parseCommands(reply), []);
+});
+
+test("with several plans the help reply shows qualified stage ids", () => {
+  const reply = renderCommandHelp([
+    { planId: "PLAN-x", stageIds: ["a"] },
+    { planId: "PLAN-y", stageIds: ["a"] },
+  ]);
+  assert.match(reply, /`PLAN-x\/a`/);
+  assert.match(reply, /`PLAN-y\/a`/);
+});
