@@ -1,0 +1,110 @@
+import type { Heartbeat } from "../artifacts/heartbeat.ts";
+import { describeCriterion } from "./describe-criterion.ts";
+import { fenceData } from "./fence-data.ts";
+import { renderGoalBackwardSection } from "./goal-backward-section.ts";
+import { stageBranchName, type SignalInput } from "./signal-input.ts";
+
+function renderTarget(input: SignalInput): string {
+  const { plan, stage, kind, attempt } = input;
+  const lines = [
+    `- **Plan**: ${plan.name} (\`${plan.id}\`, \`${plan.path}\`)`,
+    `- **Stage**: ${stage.name} (\`${stage.id}\`)`,
+    `- **Session**: ${kind}, attempt ${attempt}`,
+    `- **Branch**: \`${input.branch ?? stageBranchName(plan.id, stage.id)}\``,
+  ];
+  if (input.base !== undefined) lines.push(`- **Merge point**: \`${input.base}\``);
+  lines.push(`- **working_dir**: \`${stage.working_dir}\` (acceptance criteria run from there)`);
+  return `## Target\n\n${lines.join("\n")}\n`;
+}
+
+function renderAssignment(input: SignalInput): string {
+  const description = input.stage.description?.trim() ?? "";
+  const body = description === "" ? "(no description provided)" : description;
+  return `## Assignment\n\n${input.stage.name}: ${body}\n`;
+}
+
+function renderDependencies(input: SignalInput): string {
+  const deps = input.stage.dependencies;
+  if (deps.length === 0) return "";
+  const outputs = new Map((input.dependencyOutputs ?? []).map((o) => [o.stageId, o.summary.trim()]));
+  const lines = deps.map((id) => {
+    const dep = input.plan.stages.find((s) => s.id === id);
+    const name = dep === undefined ? id : `${dep.name} (\`${id}\`)`;
+    const output = outputs.get(id);
+    return output === undefined || output === "" ? `- ${name}` : `- ${name}: ${output}`;
+  });
+  return (
+    "## Dependency Outputs\n\nThese stages are complete and already merged into your branch:\n\n" +
+    `${lines.join("\n")}\n`
+  );
+}
+
+function renderHeartbeat(hb: Heartbeat): string {
+  return (
+    `Last heartbeat of the previous session (${hb.timestamp}): context ${hb.context_percent.toFixed(1)} %, ` +
+    `last tool ${hb.last_tool ?? "none"}, activity ${hb.activity ?? "unknown"}, ${hb.turns} turns.`
+  );
+}
+
+function renderHandoff(input: SignalInput): string {
+  if (input.kind !== "recovery") return "";
+  const handoff = input.handoff?.trim() ?? "";
+  const parts = [
+    "## Previous Session Handoff\n",
+    "An earlier session of this stage stopped before finishing. Its commits are on your branch:",
+    "check `git log` and the working tree, then continue from where it stopped. Do not redo work.\n",
+  ];
+  parts.push(
+    handoff === ""
+      ? "The previous session left no handoff document.\n"
+      : `${fenceData("handoff", handoff)}\n`,
+  );
+  if (input.lastHeartbeat !== undefined) parts.push(`${renderHeartbeat(input.lastHeartbeat)}\n`);
+  return parts.join("\n");
+}
+
+function renderConflicts(input: SignalInput): string {
+  if (input.kind !== "merge") return "";
+  const files = input.conflictFiles ?? [];
+  const list =
+    files.length === 0 ? "- (not known: `git status` lists them)" : files.map((f) => `- \`${f}\``).join("\n");
+  const base = input.base === undefined ? "the merge point" : `\`${input.base}\``;
+  return (
+    `## Conflicting Files\n\n${list}\n\n## Your Task\n\n` +
+    `1. Merge ${base} into this branch: \`git merge ${input.base === undefined ? "<merge point>" : `origin/${input.base}`}\`.\n` +
+    "2. Resolve every conflict in the files above, keeping the intent of both sides.\n" +
+    "3. Build and run the acceptance criteria below until they pass.\n" +
+    "4. `git add` the resolved files and `git commit` the merge.\n"
+  );
+}
+
+function renderAcceptance(input: SignalInput): string {
+  const { acceptance, working_dir } = input.stage;
+  const items =
+    acceptance.length === 0
+      ? "- (none declared: the assignment itself is the criterion)"
+      : acceptance.map(describeCriterion).join("\n");
+  return `## Acceptance Criteria\n\nloom runs these from \`${working_dir}\` after you stop:\n\n${items}\n`;
+}
+
+function renderFiles(input: SignalInput): string {
+  const files = input.stage.files;
+  if (files.length === 0) return "";
+  return `## Files\n\nThis stage is expected to touch:\n\n${files.map((f) => `- \`${f}\``).join("\n")}\n`;
+}
+
+/** Changes per session: target, assignment, dependencies, handoff or conflicts, checks, files. */
+export function renderDynamicSection(input: SignalInput): string {
+  return [
+    renderTarget(input),
+    renderAssignment(input),
+    renderDependencies(input),
+    renderHandoff(input),
+    renderConflicts(input),
+    renderAcceptance(input),
+    renderGoalBackwardSection(input.stage),
+    renderFiles(input),
+  ]
+    .filter((part) => part !== "")
+    .join("\n");
+}

@@ -1,0 +1,52 @@
+import type { Plan, Stage } from "../plan/plan.ts";
+import { fenceData } from "./fence-data.ts";
+import type { SignalKnowledge } from "./signal-input.ts";
+
+/** How many learnings a signal carries at most. */
+export const MAX_LEARNINGS = 10;
+
+function renderKnowledge(knowledge: SignalKnowledge | undefined): string {
+  const summary = knowledge?.summary?.trim() ?? "";
+  const body =
+    summary === ""
+      ? "The knowledge base (`doc/loom/knowledge/`) is empty or missing. Before you change code,\n" +
+        "find the entry points, patterns and conventions you need and note them there."
+      : fenceData("knowledge", summary);
+  return `## Knowledge\n\n${body}\n`;
+}
+
+function renderLearnings(knowledge: SignalKnowledge | undefined): string {
+  const learnings = (knowledge?.learnings ?? []).slice(0, MAX_LEARNINGS);
+  if (learnings.length === 0) return "";
+  const items = learnings.map((l) => {
+    const detail = l.detail === undefined || l.detail.trim() === "" ? "" : `\n  ${l.detail.trim()}`;
+    return `- **${l.category}**: ${l.summary.trim()}${detail}`;
+  });
+  return `## Learnings From Earlier Sessions\n\n${fenceData("learnings", items.join("\n"))}\n`;
+}
+
+function renderValue(value: unknown): string {
+  if (Array.isArray(value)) return value.map((v) => renderValue(v)).join(", ");
+  if (value !== null && typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+/** Sandbox rules: the stage's own over the plan's, key by key. */
+function renderSandbox(plan: Plan, stage: Stage): string {
+  const rules = { ...(plan.metadata.sandbox ?? {}), ...(stage.sandbox ?? {}) };
+  const keys = Object.keys(rules).sort();
+  if (keys.length === 0) return "";
+  const lines = keys.map((key) => `- \`${key}\`: ${renderValue(rules[key])}`);
+  return `## Sandbox Rules\n\nThe plan sets these limits for this stage; stay inside them:\n\n${lines.join("\n")}\n`;
+}
+
+/** Changes per stage, not per session: knowledge, learnings, sandbox rules. */
+export function renderSemiStableSection(
+  plan: Plan,
+  stage: Stage,
+  knowledge: SignalKnowledge | undefined,
+): string {
+  return [renderKnowledge(knowledge), renderLearnings(knowledge), renderSandbox(plan, stage)]
+    .filter((part) => part !== "")
+    .join("\n");
+}

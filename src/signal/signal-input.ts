@@ -1,0 +1,53 @@
+import type { Heartbeat } from "../artifacts/heartbeat.ts";
+import type { Plan, Stage } from "../plan/plan.ts";
+import type { SessionKind } from "../stage/stage-status.ts";
+
+/** What a finished dependency left for this stage (its changes are already merged into the branch). */
+export type DependencyOutput = {
+  stageId: string;
+  /** A short account of what the dependency delivered (its result reason, commit subjects). */
+  summary: string;
+};
+
+/** A learning from `doc/loom/knowledge/learnings.md`, already selected as relevant. */
+export type SignalLearning = {
+  category: string;
+  summary: string;
+  detail?: string;
+};
+
+export type SignalKnowledge = {
+  /** Curated knowledge summary (entry points, patterns, conventions), markdown. */
+  summary?: string;
+  learnings?: readonly SignalLearning[];
+};
+
+/**
+ * Everything a signal is built from. Only trusted inputs: the plan file, the repository's own
+ * knowledge, loom's own artifacts. Pull request bodies and comments have no field here on purpose.
+ */
+export type SignalInput = {
+  plan: Plan;
+  stage: Stage;
+  kind: SessionKind;
+  attempt: number;
+  /** The stage branch the session works on (default `loom/<plan-id>/<stage-id>`). */
+  branch?: string;
+  /** The merge point (the plan pull request's head branch), for merge sessions. */
+  base?: string;
+  /** The previous session's handoff (markdown), for recovery sessions. */
+  handoff?: string;
+  /** The previous session's last heartbeat, for recovery sessions. */
+  lastHeartbeat?: Heartbeat;
+  /** Files in conflict, for merge sessions. */
+  conflictFiles?: readonly string[];
+  dependencyOutputs?: readonly DependencyOutput[];
+  knowledge?: SignalKnowledge;
+};
+
+/** The context share at which the action stops a session with a handoff, unless the stage says otherwise. */
+export const DEFAULT_CONTEXT_BUDGET_PERCENT = 65;
+
+export function stageBranchName(planId: string, stageId: string): string {
+  return `loom/${planId}/${stageId}`;
+}
