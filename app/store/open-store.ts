@@ -1,0 +1,36 @@
+import { createPostgresStore } from "./postgres-store.ts";
+import { createSqliteStore } from "./sqlite-store.ts";
+import type { Store } from "./store.ts";
+
+export type OpenStoreOptions = {
+  /** `DATABASE_URL`: when set (non-empty), PostgreSQL is used. */
+  databaseUrl?: string;
+  /** The SQLite file otherwise (default `defaultSqlitePath`). */
+  sqlitePath?: string;
+  /** PostgreSQL only: schema for loom's tables (default: the connection's search_path). */
+  schema?: string;
+  /** Run `migrate()` before returning (default true). */
+  migrate?: boolean;
+};
+
+export const defaultSqlitePath = "data/loom.sqlite";
+
+/** Opens the store the settings ask for (PostgreSQL with a URL, else the SQLite file), migrated. */
+export async function openStore(options: OpenStoreOptions = {}): Promise<Store> {
+  const store =
+    options.databaseUrl !== undefined && options.databaseUrl !== ""
+      ? createPostgresStore({
+          connectionString: options.databaseUrl,
+          ...(options.schema === undefined ? {} : { schema: options.schema }),
+        })
+      : createSqliteStore({ path: options.sqlitePath ?? defaultSqlitePath });
+  if (options.migrate ?? true) {
+    try {
+      await store.migrate();
+    } catch (error) {
+      await store.close();
+      throw new Error(`could not migrate the ${store.kind} store`, { cause: error });
+    }
+  }
+  return store;
+}

@@ -1,0 +1,90 @@
+import type pg from "pg";
+import type { Row } from "./store-rows.ts";
+import { readDelivery, readDueTimer, readOutboxEffect } from "./store-rows.ts";
+import type { DueTimer, InboxDelivery, OutboxEffect } from "./store.ts";
+
+/*
+ * Claims for the PostgreSQL store, each ONE statement: the inner SELECT locks its candidates with
+ * `FOR UPDATE SKIP LOCKED` (rows another claimer is taking are skipped, not waited for; a row another
+ * claimer has just leased is re-checked on its new version and dropped), the outer UPDATE leases them.
+ * A row is free when its `lease_until <= now`.
+ */
+
+const planColumns = "p.installation_id, p.owner, p.repo, p.pr, p.plan_path";
+
+function bySeq(a: Row, b: Row): number {
+  return Number(a["seq"]) - Number(b["seq"]);
+}
+
+/** The oldest pending effect of each plan, if it is free and due; leased to `owner`. */
+export async function claimPostgresEffects(
+  pool: pg.Pool,
+  owner: string,
+  limit: number,
+  leaseUntil: number,
+  now: number,
+): Promise<OutboxEffect[]> {
+  const { rows } = await pool.query<Row>(
+    `WITH candidates AS (
+       SELECT o.seq FROM loom_outbox o
+       WHERE o.status = 'pending' AND o.available_at <= $1 AND o.lease_until <= $1
+         AND NOT EXISTS (SELECT 1 FROM loom_outbox e
+                         WHERE e.plan_key = o.plan_key AND e.status = 'pending' AND e.seq < o.seq)
+       ORDER BY o.seq LIMIT $2
+       FOR UPDATE SKIP LOCKED
+     )
+     UPDATE loom_outbox o SET lease_owner = $3, lease_until = $4, attempts = o.attempts + 1
+     FROM candidates c, loom_plans p
+     WHERE o.seq = c.seq AND p.plan_key = o.plan_key
+     RETURNING o.seq, o.key, o.effect, o.attempts, o.last_error, o.lease_until, ${planColumns}`,
+    [now, limit, owner, leaseUntil],
+  );
+  return rows.sort(bySeq).map(readOutboxEffect);
+}
+
+/** Unprocessed, free deliveries, oldest received first; leased to `owner`. */
+export async function claimPostgresDeliveries(
+  pool: pg.Pool,
+  owner: string,
+  limit: number,
+  leaseUntil: number,
+  now: number,
+): Promise<InboxDelivery[]> {
+  const { rows } = await pool.query<Row>(
+    `WITH candidates AS (
+       SELECT seq FROM loom_deliveries
+       WHERE completed_at IS NULL AND lease_until <= $1
+       ORDER BY seq LIMIT $2
+       FOR UPDATE SKIP LOCKED
+     )
+     UPDATE loom_deliveries d SET lease_owner = $3, lease_until = $4, attempts = d.attempts + 1
+     FROM candidates c WHERE d.seq = c.seq
+     RETURNING d.seq, d.id, d.name, d.payload, d.received_at, d.attempts, d.lease_until`,
+    [now, limit, owner, leaseUntil],
+  );
+  return rows.sort(bySeq).map(readDelivery);
+}
+
+/** Free timers with `at <= now`, earliest first; leased to `owner`. */
+export async function claimPostgresTimers(
+  pool: pg.Pool,
+  owner: string,
+  limit: number,
+  leaseUntil: number,
+  now: number,
+): Promise<DueTimer[]> {
+  const { rows } = await pool.query<Row>(
+    `WITH candidates AS (
+       SELECT plan_key, key FROM loom_timers
+       WHERE at <= $1 AND lease_until <= $1
+       ORDER BY at, plan_key, key LIMIT $2
+       FOR UPDATE SKIP LOCKED
+     )
+     UPDATE loom_timers t SET lease_owner = $3, lease_until = $4
+     FROM candidates c, loom_plans p
+     WHERE t.plan_key = c.plan_key AND t.key = c.key AND p.plan_key = t.plan_key
+     RETURNING t.key, t.at, ${planColumns}`,
+    [now, limit, owner, leaseUntil],
+  );
+  return rows.map(readDueTimer).sort((a, b) => a.at - b.at);
+}

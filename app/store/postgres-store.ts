@@ -1,0 +1,240 @@
+import pg from "pg";
+import type { PoolClient } from "pg";
+import { postgresMigrations } from "./schema-postgres.ts";
+import { claimPostgresDeliveries, claimPostgresEffects, claimPostgresTimers } from "./postgres-claims.ts";
+import type { Row } from "./store-rows.ts";
+import { formatPullKey, readEffectRecord, readPlanRecord, writeJson } from "./store-rows.ts";
+import type { CommitPlanInput, CommitPlanResult, PlanKey, Store } from "./store.ts";
+import { formatPlanKey } from "./store.ts";
+
+export type PostgresStoreOptions = {
+  /** A `postgres://` URL (`DATABASE_URL`). */
+  connectionString: string;
+  /** Schema for loom's tables (created by `migrate`); default: the connection's search_path. */
+  schema?: string;
+  /** Pool size per process (default 5). */
+  maxConnections?: number;
+  /** Called when an idle pooled connection fails (default: printed to stderr). */
+  onError?: (error: Error) => void;
+};
+
+/** Serialises `migrate` across replicas (any constant; "loom" in ASCII). */
+const migrationLockKey = 0x6c6f6f6d;
+const schemaPattern = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * The store for several replicas: PostgreSQL through a `pg` pool. Plan commits are one transaction
+ * (the CAS `UPDATE … WHERE version = $n` makes a concurrent committer wait, then see the new version
+ * and report a conflict); claims are one `UPDATE … FROM (SELECT … FOR UPDATE SKIP LOCKED)` statement.
+ */
+export function createPostgresStore(options: PostgresStoreOptions): Store {
+  const schema = options.schema;
+  if (schema !== undefined && !schemaPattern.test(schema)) throw new Error(`invalid schema name: ${schema}`);
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.maxConnections ?? 5,
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+  });
+  pool.on(
+    "error",
+    options.onError ?? ((error) => console.error("loom store: idle PostgreSQL client failed", error)),
+  );
+  const query = async (sql: string, params: unknown[] = []): Promise<Row[]> =>
+    (await pool.query<Row>(sql, params)).rows;
+  const transact = <T>(work: (client: PoolClient) => Promise<T>) => runTransaction(pool, work);
+
+  return {
+    kind: "postgres",
+
+    async migrate() {
+      await transact(async (c) => {
+        await c.query("SELECT pg_advisory_xact_lock($1)", [migrationLockKey]);
+        if (schema !== undefined) {
+          await c.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+          await c.query(`SET LOCAL search_path TO "${schema}"`);
+        }
+        await c.query(
+          "CREATE TABLE IF NOT EXISTS loom_schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)",
+        );
+        const applied = new Set(
+          (await c.query<Row>("SELECT version FROM loom_schema_migrations")).rows.map((r) => r["version"]),
+        );
+        for (const migration of postgresMigrations) {
+          if (applied.has(migration.version)) continue;
+          await c.query(migration.sql);
+          await c.query("INSERT INTO loom_schema_migrations (version, applied_at) VALUES ($1, $2)", [
+            migration.version,
+            Date.now(),
+          ]);
+        }
+      });
+    },
+
+    async close() {
+      if (!pool.ended) await pool.end();
+    },
+
+    async getPlan(key) {
+      const rows = await query("SELECT * FROM loom_plans WHERE plan_key = $1", [formatPlanKey(key)]);
+      return rows[0] === undefined ? null : readPlanRecord(rows[0]);
+    },
+
+    async listActivePlans() {
+      return (await query("SELECT * FROM loom_plans WHERE active ORDER BY updated_at, plan_key")).map(
+        readPlanRecord,
+      );
+    },
+
+    async listPlansForPull(owner, repo, pr) {
+      const rows = await query("SELECT * FROM loom_plans WHERE pull_key = $1 ORDER BY plan_path", [
+        formatPullKey(owner, repo, pr),
+      ]);
+      return rows.map(readPlanRecord);
+    },
+
+    commitPlan(key, input) {
+      return transact((c) => commitPostgresPlan(c, key, input));
+    },
+
+    claimEffects(owner, limit, leaseMs, now) {
+      return claimPostgresEffects(pool, owner, limit, now + leaseMs, now);
+    },
+
+    async completeEffect(key, result, now) {
+      const r = await pool.query(
+        `UPDATE loom_outbox SET status = 'done', result = $1, completed_at = $2, lease_owner = NULL, lease_until = 0
+         WHERE key = $3 AND status = 'pending'`,
+        [writeJson(result), now, key],
+      );
+      return r.rowCount === 1;
+    },
+
+    async failEffect(key, error, retryAt) {
+      const r = await pool.query(
+        `UPDATE loom_outbox SET status = $1, last_error = $2, available_at = $3, lease_owner = NULL, lease_until = 0
+         WHERE key = $4 AND status = 'pending'`,
+        [retryAt === null ? "dead" : "pending", error, retryAt ?? 0, key],
+      );
+      return r.rowCount === 1;
+    },
+
+    async getEffect(key) {
+      const rows = await query(
+        `SELECT o.*, p.installation_id, p.owner, p.repo, p.pr, p.plan_path
+         FROM loom_outbox o JOIN loom_plans p ON p.plan_key = o.plan_key WHERE o.key = $1`,
+        [key],
+      );
+      return rows[0] === undefined ? null : readEffectRecord(rows[0]);
+    },
+
+    async recordDelivery(delivery) {
+      const r = await pool.query(
+        "INSERT INTO loom_deliveries (id, name, payload, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING",
+        [delivery.id, delivery.name, writeJson(delivery.payload), delivery.receivedAt],
+      );
+      return r.rowCount === 1;
+    },
+
+    claimDeliveries(owner, limit, leaseMs, now) {
+      return claimPostgresDeliveries(pool, owner, limit, now + leaseMs, now);
+    },
+
+    async completeDelivery(id, now, error) {
+      await pool.query(
+        "UPDATE loom_deliveries SET completed_at = $1, error = $2, lease_owner = NULL, lease_until = 0 WHERE id = $3",
+        [now, error ?? null, id],
+      );
+    },
+
+    async pruneDeliveries(olderThan) {
+      const r = await pool.query(
+        "DELETE FROM loom_deliveries WHERE completed_at IS NOT NULL AND completed_at < $1",
+        [olderThan],
+      );
+      return r.rowCount ?? 0;
+    },
+
+    claimDueTimers(owner, now, limit, leaseMs) {
+      return claimPostgresTimers(pool, owner, limit, now + leaseMs, now);
+    },
+
+    async deleteTimer(timer) {
+      const r = await pool.query("DELETE FROM loom_timers WHERE plan_key = $1 AND key = $2 AND at = $3", [
+        formatPlanKey(timer.planKey),
+        timer.key,
+        timer.at,
+      ]);
+      return r.rowCount === 1;
+    },
+  };
+}
+
+/** Runs `work` in `BEGIN … COMMIT` on one pooled connection, rolling back on throw. */
+async function runTransaction<T>(pool: pg.Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await work(client);
+    await client.query("COMMIT");
+    client.release();
+    return result;
+  } catch (error) {
+    // A connection whose rollback failed is broken: release it with the error so the pool drops it.
+    await client.query("ROLLBACK").then(
+      () => client.release(),
+      (rollbackError: Error) => client.release(rollbackError),
+    );
+    throw error;
+  }
+}
+
+async function commitPostgresPlan(
+  c: PoolClient,
+  key: PlanKey,
+  input: CommitPlanInput,
+): Promise<CommitPlanResult> {
+  const planKey = formatPlanKey(key);
+  const now = input.now ?? Date.now();
+  const state = writeJson(input.state);
+  const written =
+    input.expectedVersion === 0
+      ? await c.query(
+          `INSERT INTO loom_plans (plan_key, pull_key, installation_id, owner, repo, pr, plan_path, state, active, version, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10) ON CONFLICT (plan_key) DO NOTHING`,
+          [
+            planKey,
+            formatPullKey(key.owner, key.repo, key.pr),
+            key.installationId,
+            key.owner,
+            key.repo,
+            key.pr,
+            key.planPath,
+            state,
+            input.active,
+            now,
+          ],
+        )
+      : await c.query(
+          `UPDATE loom_plans SET state = $1, active = $2, version = version + 1, updated_at = $3, installation_id = $4
+           WHERE plan_key = $5 AND version = $6`,
+          [state, input.active, now, key.installationId, planKey, input.expectedVersion],
+        );
+  if (written.rowCount !== 1) return { ok: false, reason: "conflict" };
+  for (const e of input.effects) {
+    await c.query(
+      "INSERT INTO loom_outbox (key, plan_key, effect, enqueued_at) VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO NOTHING",
+      [e.key, planKey, writeJson(e.effect), now],
+    );
+  }
+  for (const t of input.timers) {
+    await c.query(
+      `INSERT INTO loom_timers (plan_key, key, at) VALUES ($1, $2, $3)
+       ON CONFLICT (plan_key, key) DO UPDATE SET at = excluded.at, lease_owner = NULL, lease_until = 0`,
+      [planKey, t.key, t.at],
+    );
+  }
+  for (const k of input.cancelTimers ?? []) {
+    await c.query("DELETE FROM loom_timers WHERE plan_key = $1 AND key = $2", [planKey, k]);
+  }
+  return { ok: true, version: input.expectedVersion + 1 };
+}

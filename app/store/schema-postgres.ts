@@ -1,0 +1,70 @@
+/**
+ * PostgreSQL schema, as ordered migrations. Version N is applied once, in one transaction, and recorded in
+ * `loom_schema_migrations`. Never edit a released migration: append a new one.
+ * JSON columns are TEXT holding `JSON.stringify` text, like SQLite's (jsonb would refuse a `\u0000` in
+ * a webhook payload and reorder keys); times are epoch milliseconds.
+ */
+export const postgresMigrations: readonly { version: number; sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE loom_plans (
+        plan_key TEXT PRIMARY KEY,
+        pull_key TEXT NOT NULL,
+        installation_id BIGINT NOT NULL,
+        owner TEXT NOT NULL,
+        repo TEXT NOT NULL,
+        pr INTEGER NOT NULL,
+        plan_path TEXT NOT NULL,
+        state TEXT NOT NULL,
+        active BOOLEAN NOT NULL,
+        version INTEGER NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+      CREATE INDEX loom_plans_pull ON loom_plans (pull_key);
+      CREATE INDEX loom_plans_active ON loom_plans (updated_at) WHERE active;
+
+      CREATE TABLE loom_outbox (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        key TEXT NOT NULL UNIQUE,
+        plan_key TEXT NOT NULL REFERENCES loom_plans (plan_key),
+        effect TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending',
+        attempts INTEGER NOT NULL DEFAULT 0,
+        available_at BIGINT NOT NULL DEFAULT 0,
+        lease_owner TEXT,
+        lease_until BIGINT NOT NULL DEFAULT 0,
+        result TEXT,
+        last_error TEXT,
+        enqueued_at BIGINT NOT NULL,
+        completed_at BIGINT
+      );
+      CREATE INDEX loom_outbox_pending ON loom_outbox (plan_key, seq) WHERE status = 'pending';
+
+      CREATE TABLE loom_deliveries (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        received_at BIGINT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        lease_owner TEXT,
+        lease_until BIGINT NOT NULL DEFAULT 0,
+        completed_at BIGINT,
+        error TEXT
+      );
+      CREATE INDEX loom_deliveries_open ON loom_deliveries (seq) WHERE completed_at IS NULL;
+      CREATE INDEX loom_deliveries_done ON loom_deliveries (completed_at) WHERE completed_at IS NOT NULL;
+
+      CREATE TABLE loom_timers (
+        plan_key TEXT NOT NULL REFERENCES loom_plans (plan_key),
+        key TEXT NOT NULL,
+        at BIGINT NOT NULL,
+        lease_owner TEXT,
+        lease_until BIGINT NOT NULL DEFAULT 0,
+        PRIMARY KEY (plan_key, key)
+      );
+      CREATE INDEX loom_timers_at ON loom_timers (at);
+    `,
+  },
+];

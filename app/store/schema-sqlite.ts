@@ -1,0 +1,69 @@
+/**
+ * SQLite schema, as ordered migrations. Version N is applied once, in one transaction, and recorded in
+ * `loom_schema_migrations`. Never edit a released migration: append a new one.
+ * JSON columns hold `JSON.stringify` text; times are epoch milliseconds.
+ */
+export const sqliteMigrations: readonly { version: number; sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE loom_plans (
+        plan_key TEXT PRIMARY KEY,
+        pull_key TEXT NOT NULL,
+        installation_id INTEGER NOT NULL,
+        owner TEXT NOT NULL,
+        repo TEXT NOT NULL,
+        pr INTEGER NOT NULL,
+        plan_path TEXT NOT NULL,
+        state TEXT NOT NULL,
+        active INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX loom_plans_pull ON loom_plans (pull_key);
+      CREATE INDEX loom_plans_active ON loom_plans (updated_at) WHERE active = 1;
+
+      CREATE TABLE loom_outbox (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        key TEXT NOT NULL UNIQUE,
+        plan_key TEXT NOT NULL REFERENCES loom_plans (plan_key),
+        effect TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending',
+        attempts INTEGER NOT NULL DEFAULT 0,
+        available_at INTEGER NOT NULL DEFAULT 0,
+        lease_owner TEXT,
+        lease_until INTEGER NOT NULL DEFAULT 0,
+        result TEXT,
+        last_error TEXT,
+        enqueued_at INTEGER NOT NULL,
+        completed_at INTEGER
+      );
+      CREATE INDEX loom_outbox_pending ON loom_outbox (plan_key, seq) WHERE status = 'pending';
+
+      CREATE TABLE loom_deliveries (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        received_at INTEGER NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        lease_owner TEXT,
+        lease_until INTEGER NOT NULL DEFAULT 0,
+        completed_at INTEGER,
+        error TEXT
+      );
+      CREATE INDEX loom_deliveries_open ON loom_deliveries (seq) WHERE completed_at IS NULL;
+      CREATE INDEX loom_deliveries_done ON loom_deliveries (completed_at) WHERE completed_at IS NOT NULL;
+
+      CREATE TABLE loom_timers (
+        plan_key TEXT NOT NULL REFERENCES loom_plans (plan_key),
+        key TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        lease_owner TEXT,
+        lease_until INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (plan_key, key)
+      );
+      CREATE INDEX loom_timers_at ON loom_timers (at);
+    `,
+  },
+];

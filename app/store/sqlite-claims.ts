@@ -1,0 +1,82 @@
+import type { DatabaseSync } from "node:sqlite";
+import type { Row } from "./store-rows.ts";
+import { readDelivery, readDueTimer, readOutboxEffect } from "./store-rows.ts";
+import type { DueTimer, InboxDelivery, OutboxEffect } from "./store.ts";
+
+/*
+ * Claims for the SQLite store. Each runs inside the caller's `BEGIN IMMEDIATE` transaction, which holds
+ * the database's write lock: no other connection or process can claim between the select and the
+ * update. A row is free when its `lease_until <= now`.
+ */
+
+const planColumns = "p.installation_id, p.owner, p.repo, p.pr, p.plan_path";
+
+/** The oldest pending effect of each plan, if it is free and due; leased to `owner`. */
+export function claimSqliteEffects(
+  db: DatabaseSync,
+  owner: string,
+  limit: number,
+  leaseUntil: number,
+  now: number,
+): OutboxEffect[] {
+  const rows: Row[] = db
+    .prepare(
+      `SELECT o.seq, o.key, o.effect, o.attempts, o.last_error, ${planColumns}
+       FROM loom_outbox o JOIN loom_plans p ON p.plan_key = o.plan_key
+       WHERE o.status = 'pending' AND o.available_at <= ? AND o.lease_until <= ?
+         AND NOT EXISTS (SELECT 1 FROM loom_outbox e
+                         WHERE e.plan_key = o.plan_key AND e.status = 'pending' AND e.seq < o.seq)
+       ORDER BY o.seq LIMIT ?`,
+    )
+    .all(now, now, limit);
+  const lease = db.prepare(
+    "UPDATE loom_outbox SET lease_owner = ?, lease_until = ?, attempts = attempts + 1 WHERE seq = ?",
+  );
+  return rows.map((row) => {
+    lease.run(owner, leaseUntil, Number(row["seq"]));
+    return readOutboxEffect({ ...row, attempts: Number(row["attempts"]) + 1, lease_until: leaseUntil });
+  });
+}
+
+/** Unprocessed, free deliveries, oldest received first; leased to `owner`. */
+export function claimSqliteDeliveries(
+  db: DatabaseSync,
+  owner: string,
+  limit: number,
+  leaseUntil: number,
+  now: number,
+): InboxDelivery[] {
+  const rows: Row[] = db
+    .prepare(
+      `UPDATE loom_deliveries SET lease_owner = ?, lease_until = ?, attempts = attempts + 1
+       WHERE seq IN (SELECT seq FROM loom_deliveries
+                     WHERE completed_at IS NULL AND lease_until <= ? ORDER BY seq LIMIT ?)
+       RETURNING seq, id, name, payload, received_at, attempts, lease_until`,
+    )
+    .all(owner, leaseUntil, now, limit);
+  return rows.sort((a, b) => Number(a["seq"]) - Number(b["seq"])).map(readDelivery);
+}
+
+/** Free timers with `at <= now`, earliest first; leased to `owner`. */
+export function claimSqliteTimers(
+  db: DatabaseSync,
+  owner: string,
+  limit: number,
+  leaseUntil: number,
+  now: number,
+): DueTimer[] {
+  const rows: Row[] = db
+    .prepare(
+      `SELECT t.plan_key, t.key, t.at, ${planColumns}
+       FROM loom_timers t JOIN loom_plans p ON p.plan_key = t.plan_key
+       WHERE t.at <= ? AND t.lease_until <= ? ORDER BY t.at, t.plan_key, t.key LIMIT ?`,
+    )
+    .all(now, now, limit);
+  const lease = db.prepare(
+    "UPDATE loom_timers SET lease_owner = ?, lease_until = ? WHERE plan_key = ? AND key = ?",
+  );
+  return rows.map((row) => {
+    lease.run(owner, leaseUntil, String(row["plan_key"]), String(row["key"]));
+    return readDueTimer(row);
+  });
+}

@@ -1,0 +1,223 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import type { SQLInputValue } from "node:sqlite";
+import { sqliteMigrations } from "./schema-sqlite.ts";
+import { claimSqliteDeliveries, claimSqliteEffects, claimSqliteTimers } from "./sqlite-claims.ts";
+import type { Row } from "./store-rows.ts";
+import { formatPullKey, readEffectRecord, readPlanRecord, writeJson } from "./store-rows.ts";
+import type { CommitPlanInput, CommitPlanResult, PlanKey, Store } from "./store.ts";
+import { formatPlanKey } from "./store.ts";
+
+export type SqliteStoreOptions = {
+  /** Database file (created with its directory), or `:memory:` for one connection only. */
+  path: string;
+  /** How long a writer waits for another process's write lock, ms (default 10 s). */
+  busyTimeoutMs?: number;
+};
+
+/**
+ * The embedded store: one SQLite file through `node:sqlite`. WAL mode lets readers and one writer
+ * work at once; every write and every claim runs in `BEGIN IMMEDIATE`, so several processes sharing
+ * the file serialise their writes and a claimed row is leased to one of them. The calls are
+ * synchronous underneath: a process waiting for the write lock blocks for at most the busy timeout.
+ */
+export function createSqliteStore(options: SqliteStoreOptions): Store {
+  if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
+  const db = new DatabaseSync(options.path, { timeout: options.busyTimeoutMs ?? 10_000 });
+  db.exec("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;");
+  const all = (sql: string, ...params: SQLInputValue[]): Row[] => db.prepare(sql).all(...params);
+  const run = (sql: string, ...params: SQLInputValue[]): number =>
+    Number(db.prepare(sql).run(...params).changes);
+  const transact = <T>(work: () => T): T => runImmediate(db, work);
+
+  return {
+    kind: "sqlite",
+
+    migrate() {
+      transact(() => {
+        db.exec(
+          "CREATE TABLE IF NOT EXISTS loom_schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)",
+        );
+        const applied = new Set(all("SELECT version FROM loom_schema_migrations").map((r) => r["version"]));
+        for (const migration of sqliteMigrations) {
+          if (applied.has(migration.version)) continue;
+          db.exec(migration.sql);
+          run(
+            "INSERT INTO loom_schema_migrations (version, applied_at) VALUES (?, ?)",
+            migration.version,
+            Date.now(),
+          );
+        }
+      });
+      return Promise.resolve();
+    },
+
+    close() {
+      if (db.isOpen) db.close();
+      return Promise.resolve();
+    },
+
+    getPlan(key) {
+      const rows = all("SELECT * FROM loom_plans WHERE plan_key = ?", formatPlanKey(key));
+      return Promise.resolve(rows[0] === undefined ? null : readPlanRecord(rows[0]));
+    },
+
+    listActivePlans() {
+      return Promise.resolve(
+        all("SELECT * FROM loom_plans WHERE active = 1 ORDER BY updated_at, plan_key").map(readPlanRecord),
+      );
+    },
+
+    listPlansForPull(owner, repo, pr) {
+      const rows = all(
+        "SELECT * FROM loom_plans WHERE pull_key = ? ORDER BY plan_path",
+        formatPullKey(owner, repo, pr),
+      );
+      return Promise.resolve(rows.map(readPlanRecord));
+    },
+
+    commitPlan(key, input) {
+      return Promise.resolve(transact(() => commitSqlitePlan(db, key, input)));
+    },
+
+    claimEffects(owner, limit, leaseMs, now) {
+      return Promise.resolve(transact(() => claimSqliteEffects(db, owner, limit, now + leaseMs, now)));
+    },
+
+    completeEffect(key, result, now) {
+      const changes = run(
+        `UPDATE loom_outbox SET status = 'done', result = ?, completed_at = ?, lease_owner = NULL, lease_until = 0
+         WHERE key = ? AND status = 'pending'`,
+        writeJson(result),
+        now,
+        key,
+      );
+      return Promise.resolve(changes === 1);
+    },
+
+    failEffect(key, error, retryAt) {
+      const changes = run(
+        `UPDATE loom_outbox SET status = ?, last_error = ?, available_at = ?, lease_owner = NULL, lease_until = 0
+         WHERE key = ? AND status = 'pending'`,
+        retryAt === null ? "dead" : "pending",
+        error,
+        retryAt ?? 0,
+        key,
+      );
+      return Promise.resolve(changes === 1);
+    },
+
+    getEffect(key) {
+      const rows = all(
+        `SELECT o.*, p.installation_id, p.owner, p.repo, p.pr, p.plan_path
+         FROM loom_outbox o JOIN loom_plans p ON p.plan_key = o.plan_key WHERE o.key = ?`,
+        key,
+      );
+      return Promise.resolve(rows[0] === undefined ? null : readEffectRecord(rows[0]));
+    },
+
+    recordDelivery(delivery) {
+      const changes = run(
+        "INSERT INTO loom_deliveries (id, name, payload, received_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+        delivery.id,
+        delivery.name,
+        writeJson(delivery.payload),
+        delivery.receivedAt,
+      );
+      return Promise.resolve(changes === 1);
+    },
+
+    claimDeliveries(owner, limit, leaseMs, now) {
+      return Promise.resolve(transact(() => claimSqliteDeliveries(db, owner, limit, now + leaseMs, now)));
+    },
+
+    completeDelivery(id, now, error) {
+      run(
+        "UPDATE loom_deliveries SET completed_at = ?, error = ?, lease_owner = NULL, lease_until = 0 WHERE id = ?",
+        now,
+        error ?? null,
+        id,
+      );
+      return Promise.resolve();
+    },
+
+    pruneDeliveries(olderThan) {
+      return Promise.resolve(
+        run("DELETE FROM loom_deliveries WHERE completed_at IS NOT NULL AND completed_at < ?", olderThan),
+      );
+    },
+
+    claimDueTimers(owner, now, limit, leaseMs) {
+      return Promise.resolve(transact(() => claimSqliteTimers(db, owner, limit, now + leaseMs, now)));
+    },
+
+    deleteTimer(timer) {
+      const changes = run(
+        "DELETE FROM loom_timers WHERE plan_key = ? AND key = ? AND at = ?",
+        formatPlanKey(timer.planKey),
+        timer.key,
+        timer.at,
+      );
+      return Promise.resolve(changes === 1);
+    },
+  };
+}
+
+/** Runs `work` in `BEGIN IMMEDIATE … COMMIT` (the write lock is taken up front), rolling back on throw. */
+export function runImmediate<T>(db: DatabaseSync, work: () => T): T {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const result = work();
+    db.exec("COMMIT");
+    return result;
+  } catch (error) {
+    if (db.isTransaction) db.exec("ROLLBACK");
+    throw error;
+  }
+}
+
+function commitSqlitePlan(db: DatabaseSync, key: PlanKey, input: CommitPlanInput): CommitPlanResult {
+  const planKey = formatPlanKey(key);
+  const now = input.now ?? Date.now();
+  const state = writeJson(input.state);
+  const active = input.active ? 1 : 0;
+  const written =
+    input.expectedVersion === 0
+      ? db
+          .prepare(
+            `INSERT INTO loom_plans (plan_key, pull_key, installation_id, owner, repo, pr, plan_path, state, active, version, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT (plan_key) DO NOTHING`,
+          )
+          .run(
+            planKey,
+            formatPullKey(key.owner, key.repo, key.pr),
+            key.installationId,
+            key.owner,
+            key.repo,
+            key.pr,
+            key.planPath,
+            state,
+            active,
+            now,
+          )
+      : db
+          .prepare(
+            `UPDATE loom_plans SET state = ?, active = ?, version = version + 1, updated_at = ?, installation_id = ?
+             WHERE plan_key = ? AND version = ?`,
+          )
+          .run(state, active, now, key.installationId, planKey, input.expectedVersion);
+  if (Number(written.changes) !== 1) return { ok: false, reason: "conflict" };
+  const enqueue = db.prepare(
+    "INSERT INTO loom_outbox (key, plan_key, effect, enqueued_at) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
+  );
+  for (const e of input.effects) enqueue.run(e.key, planKey, writeJson(e.effect), now);
+  const upsertTimer = db.prepare(
+    `INSERT INTO loom_timers (plan_key, key, at) VALUES (?, ?, ?)
+     ON CONFLICT (plan_key, key) DO UPDATE SET at = excluded.at, lease_owner = NULL, lease_until = 0`,
+  );
+  for (const t of input.timers) upsertTimer.run(planKey, t.key, t.at);
+  const cancel = db.prepare("DELETE FROM loom_timers WHERE plan_key = ? AND key = ?");
+  for (const k of input.cancelTimers ?? []) cancel.run(planKey, k);
+  return { ok: true, version: input.expectedVersion + 1 };
+}
