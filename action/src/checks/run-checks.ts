@@ -1,0 +1,77 @@
+import type { CheckResult } from "../../../src/artifacts/stage-result.ts";
+import type { AcceptanceCriterion, Stage } from "../../../src/plan/plan.ts";
+import { resolveInside, type CheckContext } from "./check-context.ts";
+import { checkArtifact, checkWiring } from "./check-files.ts";
+import { runCommandCheck, type CommandCheck } from "./run-command-check.ts";
+import { runDeadCodeCheck } from "./run-dead-code-check.ts";
+
+function toCommandCheck(
+  kind: "acceptance" | "before_stage" | "after_stage",
+  c: AcceptanceCriterion,
+  cwd: string,
+): CommandCheck {
+  if (typeof c === "string") return { kind, name: c, command: c, cwd, criteria: {} };
+  const { command, description, timeout_secs, ...criteria } = c;
+  return {
+    kind,
+    name: description ?? command,
+    command,
+    cwd,
+    criteria,
+    ...(timeout_secs === undefined ? {} : { timeoutMs: timeout_secs * 1000 }),
+  };
+}
+
+function outsideCheckout(stage: Stage, ctx: CheckContext): CheckResult[] {
+  return [
+    {
+      kind: "setup",
+      name: `working_dir ${stage.working_dir}`,
+      passed: false,
+      duration_ms: 0,
+      output_tail: `working_dir ${JSON.stringify(stage.working_dir)} leaves the checkout ${ctx.workspace}`,
+    },
+  ];
+}
+
+/** Truth checks that must hold on the branch before the session starts (`before_stage`). */
+export async function runBeforeStageChecks(stage: Stage, ctx: CheckContext): Promise<CheckResult[]> {
+  const cwd = resolveInside(ctx.workspace, stage.working_dir);
+  if (cwd === null) return outsideCheckout(stage, ctx);
+  const results: CheckResult[] = [];
+  for (const c of stage.before_stage)
+    results.push(await runCommandCheck(toCommandCheck("before_stage", c, cwd), ctx));
+  return results;
+}
+
+/**
+ * Every check that judges a finished session, from `working_dir`, one after the other: setup
+ * commands, acceptance criteria, artifacts, wiring, wiring tests, the dead-code check, and the
+ * `after_stage` truth checks. Each result stands alone; a failure does not skip the rest.
+ */
+export async function runStageChecks(stage: Stage, ctx: CheckContext): Promise<CheckResult[]> {
+  const cwd = resolveInside(ctx.workspace, stage.working_dir);
+  if (cwd === null) return outsideCheckout(stage, ctx);
+  const results: CheckResult[] = [];
+  for (const command of stage.setup)
+    results.push(await runCommandCheck({ kind: "setup", name: command, command, cwd, criteria: {} }, ctx));
+  for (const c of stage.acceptance)
+    results.push(await runCommandCheck(toCommandCheck("acceptance", c, cwd), ctx));
+  for (const artifact of stage.artifacts) results.push(await checkArtifact(artifact, cwd, ctx));
+  for (const wiring of stage.wiring) results.push(await checkWiring(wiring, cwd, ctx));
+  for (const t of stage.wiring_tests) {
+    const check: CommandCheck = {
+      kind: "wiring_test",
+      name: t.name ?? t.description ?? t.command,
+      command: t.command,
+      cwd,
+      criteria: t.success_criteria ?? {},
+    };
+    results.push(await runCommandCheck(check, ctx));
+  }
+  if (stage.dead_code_check !== undefined)
+    results.push(await runDeadCodeCheck(stage.dead_code_check, cwd, ctx));
+  for (const c of stage.after_stage)
+    results.push(await runCommandCheck(toCommandCheck("after_stage", c, cwd), ctx));
+  return results;
+}

@@ -1,0 +1,44 @@
+import type { CheckKind, CheckResult } from "../../../src/artifacts/stage-result.ts";
+import type { SuccessCriteria } from "../../../src/plan/plan.ts";
+import type { CheckContext } from "./check-context.ts";
+import { evaluateRun } from "./evaluate-run.ts";
+import { runCommand } from "./run-command.ts";
+import { tailOutput } from "./tail-output.ts";
+
+export type CommandCheck = {
+  kind: CheckKind;
+  name: string;
+  command: string;
+  cwd: string;
+  criteria: SuccessCriteria;
+  timeoutMs?: number;
+};
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** Run a command check and turn what happened into a `CheckResult`. */
+export async function runCommandCheck(check: CommandCheck, ctx: CheckContext): Promise<CheckResult> {
+  const timeoutMs = check.timeoutMs ?? ctx.defaultTimeoutMs;
+  const run = await runCommand({
+    command: check.command,
+    cwd: check.cwd,
+    timeoutMs,
+    env: ctx.env,
+    now: ctx.now,
+  });
+  const evaluation = evaluateRun(run, check.criteria, timeoutMs);
+  const result: CheckResult = {
+    kind: check.kind,
+    name: clip(check.name, 1024),
+    command: clip(check.command, 4096),
+    passed: evaluation.passed,
+    duration_ms: Math.max(0, Math.round(run.durationMs)),
+    output_tail: tailOutput(
+      { failures: evaluation.failures, stdout: run.stdout, stderr: run.stderr },
+      ctx.knownSecrets,
+    ),
+  };
+  return run.exitCode === null ? result : { ...result, exit_code: run.exitCode };
+}
