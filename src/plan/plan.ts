@@ -112,7 +112,11 @@ export const LoomMetadata = z
   .loose();
 export type LoomMetadata = z.infer<typeof LoomMetadata>;
 
-/** A parsed, valid plan. `id` is the file stem; `name` the first `# ` heading without `Plan:`. */
+/**
+ * A parsed, valid plan. `id` is the file stem; `name` the first `# ` heading without `Plan:`.
+ * Every stage has its `stage_type` resolved: the declared one, or the one its id/name implies when
+ * the plan leaves `stage_type` out (as the reference CLI does).
+ */
 export type Plan = {
   id: string;
   name: string;
@@ -131,6 +135,20 @@ export type Diagnostic = {
   stage?: string;
 };
 
+/**
+ * The outcome of `parsePlan`: the plan, or every error found in one pass. Both carry warnings.
+ * A failed parse still names the plan and, when the stage list could be read, carries the stages
+ * that parsed (so tools can show ids, dependencies and the cycle).
+ */
 export type PlanResult =
   | { ok: true; plan: Plan; warnings: Diagnostic[] }
-  | { ok: false; errors: Diagnostic[]; warnings: Diagnostic[]; plan?: { id: string; name: string } };
+  | {
+      ok: false;
+      errors: Diagnostic[];
+      warnings: Diagnostic[];
+      plan?: { id: string; name: string };
+      stages?: Stage[];
+    };
+
+/** Limits against abuse: bytes of the plan file, YAML aliases resolved, stages in one plan. */
+export const PLAN_LIMITS = { maxBytes: 1024 * 1024, maxAliasCount: 100, maxStages: 500 } as const;

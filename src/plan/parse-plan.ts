@@ -1,0 +1,155 @@
+import { parseDocument } from "yaml";
+import type { Document } from "yaml";
+import { computeLevels } from "../graph/compute-levels.ts";
+import { checkDependencies } from "./check-dependencies.ts";
+import { checkPlanWarnings } from "./check-plan-warnings.ts";
+import { checkStageFields } from "./check-stage-fields.ts";
+import { checkPlanId, checkStageIds } from "./check-stage-ids.ts";
+import { derivePlanId } from "./derive-plan-id.ts";
+import type { Diagnostics } from "./diagnostics.ts";
+import { createDiagnostics, sortDiagnostics } from "./diagnostics.ts";
+import { extractMetadata } from "./extract-metadata.ts";
+import { extractPlanName } from "./extract-plan-name.ts";
+import { createLineIndex, locateOffset } from "./line-index.ts";
+import type { LineIndex } from "./line-index.ts";
+import { PLAN_LIMITS } from "./plan.ts";
+import type { PlanResult, Stage } from "./plan.ts";
+import { readLoomDocument } from "./read-loom-document.ts";
+import { reportStageKeys } from "./report-unknown-keys.ts";
+import { createYamlLocator } from "./yaml-locator.ts";
+import type { YamlLocator } from "./yaml-locator.ts";
+
+const FILE_START = { line: 1, column: 1 } as const;
+
+/**
+ * Reads a plan file (`path` is only used for the plan id: its file stem) and checks everything
+ * DESIGN.md §2 asks, collecting every error and warning with its line and column in the markdown.
+ * Never throws: whatever the text, the answer is a `PlanResult`.
+ */
+export function parsePlan(path: string, text: string): PlanResult {
+  const id = derivePlanId(String(path));
+  try {
+    return readPlan(String(path), id, text);
+  } catch (error) {
+    // A bug, not a mistake in the plan: still answer with a value so no caller crashes.
+    const message = `internal error while reading the plan: ${error instanceof Error ? error.message : String(error)}`;
+    return { ok: false, errors: [{ ...FILE_START, message }], warnings: [], plan: { id, name: id } };
+  }
+}
+
+function readPlan(path: string, id: string, text: string): PlanResult {
+  const report = createDiagnostics();
+  if (typeof text !== "string") return fail(report, id, id, "the plan is not text");
+  const bytes = countUtf8Bytes(text, PLAN_LIMITS.maxBytes);
+  if (bytes > PLAN_LIMITS.maxBytes) {
+    return fail(
+      report,
+      id,
+      id,
+      `the plan file is larger than ${PLAN_LIMITS.maxBytes} bytes (1 MiB), the limit; split it into smaller plans`,
+    );
+  }
+  const heading = extractPlanName(text);
+  const name = heading ?? id;
+  if (heading === null)
+    report.warning('the plan has no "# " heading: it is named after its file', FILE_START);
+  checkPlanId(id, report);
+
+  const lines = createLineIndex(text);
+  const block = extractMetadata(text);
+  if (!block.ok) return fail(report, id, name, block.message, locateOffset(lines, block.offset));
+
+  const doc = parseYaml(block.yaml, block.yamlOffset, lines, report);
+  if (!doc) return finish(report, { id, name }, null);
+  const at = createYamlLocator(doc, block.yamlOffset, lines);
+  const value = resolveYaml(doc, at, report);
+  if (value === undefined) return finish(report, { id, name }, null);
+  const loom = readLoomDocument(value, at, report);
+  if (!loom) return finish(report, { id, name }, null);
+
+  for (const entry of loom.entries) {
+    reportStageKeys(entry.raw, entry.index, entry.stage.id, at, report);
+    checkStageFields(entry, at, report);
+  }
+  checkStageIds(loom.entries, loom.declaredIds, at, report);
+  const { graph, acyclic } = checkDependencies(loom.entries, loom.declaredIds, at, report);
+  checkPlanWarnings(loom.entries, acyclic ? computeLevels(graph) : null, at, report);
+
+  const stages = loom.entries.map(({ stage }) => stage);
+  if (report.errors.length > 0 || !loom.settings) return finish(report, { id, name }, stages);
+  const metadata = { ...loom.settings, version: 1 as const, stages };
+  return { ok: true, plan: { id, name, path, metadata, stages }, warnings: sortDiagnostics(report.warnings) };
+}
+
+/** Parses the yaml; reports syntax errors (and YAML warnings) at their markdown position. */
+function parseYaml(yaml: string, yamlOffset: number, lines: LineIndex, report: Diagnostics): Document | null {
+  const at = (offset: number) => locateOffset(lines, yamlOffset + offset);
+  if (yaml.length === 0) {
+    report.error("the loom METADATA yaml block is empty", at(0));
+    return null;
+  }
+  let doc: Document;
+  try {
+    doc = parseDocument(yaml, { prettyErrors: false, uniqueKeys: true });
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    report.error("the METADATA yaml is nested too deeply to read", at(0));
+    return null;
+  }
+  for (const warning of doc.warnings) report.warning(`YAML: ${warning.message}`, at(warning.pos[0]));
+  for (const error of doc.errors) report.error(`YAML syntax: ${error.message}`, at(error.pos[0]));
+  return doc.errors.length > 0 ? null : doc;
+}
+
+/** The yaml as plain data, refusing alias bombs (`maxAliasCount`); undefined when refused. */
+function resolveYaml(doc: Document, at: YamlLocator, report: Diagnostics): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: PLAN_LIMITS.maxAliasCount }) as unknown;
+  } catch (error) {
+    if (error instanceof ReferenceError) {
+      report.error(
+        `YAML aliases expand too much (more than ${PLAN_LIMITS.maxAliasCount} aliased nodes): ${error.message}`,
+        at.value([]),
+      );
+      return undefined;
+    }
+    if (error instanceof RangeError) {
+      report.error("the METADATA yaml is nested too deeply to read", at.value([]));
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/** UTF-8 length of `text`, counting no further than just past `limit`. */
+function countUtf8Bytes(text: string, limit: number): number {
+  if (text.length > limit) return text.length;
+  let bytes = 0;
+  for (let i = 0; i < text.length && bytes <= limit; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code < 0xdc00 && i + 1 < text.length) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+function fail(
+  report: Diagnostics,
+  id: string,
+  name: string,
+  message: string,
+  at: { line: number; column: number } = FILE_START,
+): PlanResult {
+  report.error(message, at);
+  return finish(report, { id, name }, null);
+}
+
+function finish(report: Diagnostics, plan: { id: string; name: string }, stages: Stage[] | null): PlanResult {
+  const errors = sortDiagnostics(report.errors);
+  const warnings = sortDiagnostics(report.warnings);
+  return stages ? { ok: false, errors, warnings, plan, stages } : { ok: false, errors, warnings, plan };
+}

@@ -1,0 +1,120 @@
+import { detectStageType } from "./detect-stage-type.ts";
+import type { Diagnostics } from "./diagnostics.ts";
+import { describeZodIssues, formatYamlPath } from "./describe-zod-issues.ts";
+import { LoomMetadata, PLAN_LIMITS, Stage } from "./plan.ts";
+import type { YamlLocator } from "./yaml-locator.ts";
+import { reportPlanKeys } from "./report-unknown-keys.ts";
+
+/** A stage that passed the schema, with its position in the list and the yaml it came from. */
+export type StageEntry = { index: number; stage: Stage; raw: Record<string, unknown> };
+
+export type LoomDocument = {
+  /** The plan-level settings (everything but `version` and `stages`), when they are valid. */
+  settings: Omit<LoomMetadata, "version" | "stages"> | null;
+  /** Stages that passed the schema, in plan order. */
+  entries: StageEntry[];
+  /** Every string id written in the stage list, valid stage or not, with its indexes. */
+  declaredIds: Map<string, number[]>;
+};
+
+const RestOfLoom = LoomMetadata.omit({ version: true, stages: true });
+
+/**
+ * Reads the METADATA yaml value: `loom:` with `version: 1` and a list of stages, each checked
+ * against the stage schema. Reports what is wrong and keeps going; returns null only when there
+ * is no `loom:` mapping to read at all.
+ */
+export function readLoomDocument(value: unknown, at: YamlLocator, report: Diagnostics): LoomDocument | null {
+  if (!isRecord(value)) {
+    report.error("the METADATA yaml must be a mapping that starts with `loom:`", at.value([]));
+    return null;
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== "loom") report.warning(`unknown key "${key}" next to \`loom:\` is ignored`, at.key([key]));
+  }
+  const loom = value["loom"];
+  if (!isRecord(loom)) {
+    report.error(
+      "loom" in value
+        ? "`loom:` must be a mapping with `version` and `stages`"
+        : "the METADATA yaml has no `loom:` key",
+      at.value(["loom"]),
+    );
+    return null;
+  }
+  checkVersion(loom, at, report);
+  const rest = RestOfLoom.safeParse(loom);
+  if (!rest.success) {
+    for (const issue of describeZodIssues(rest.error.issues)) {
+      report.error(`loom.${formatYamlPath(issue.path)}: ${issue.message}`, at.value(["loom", ...issue.path]));
+    }
+  }
+  reportPlanKeys(loom, at, report);
+  const stages = readStages(loom, at, report);
+  return { settings: rest.success ? rest.data : null, ...stages };
+}
+
+function checkVersion(loom: Record<string, unknown>, at: YamlLocator, report: Diagnostics): void {
+  if (!("version" in loom)) {
+    report.error("`loom:` has no `version`: add `version: 1`", at.key(["loom"]));
+  } else if (loom["version"] !== 1) {
+    report.error(
+      `unsupported version ${JSON.stringify(loom["version"]) ?? "null"}: loom reads version 1 plans`,
+      at.value(["loom", "version"]),
+    );
+  }
+}
+
+function readStages(
+  loom: Record<string, unknown>,
+  at: YamlLocator,
+  report: Diagnostics,
+): Omit<LoomDocument, "settings"> {
+  const result: Omit<LoomDocument, "settings"> = { entries: [], declaredIds: new Map() };
+  const list = loom["stages"];
+  if (!Array.isArray(list)) {
+    const where = "stages" in loom ? at.value(["loom", "stages"]) : at.key(["loom"]);
+    report.error(
+      "stages" in loom ? "`stages` must be a list of stages" : "`loom:` has no `stages` list",
+      where,
+    );
+    return result;
+  }
+  if (list.length === 0) {
+    report.error("the plan has no stages: `stages` is empty", at.key(["loom", "stages"]));
+    return result;
+  }
+  if (list.length > PLAN_LIMITS.maxStages) {
+    report.error(
+      `the plan has ${list.length} stages; loom runs at most ${PLAN_LIMITS.maxStages} stages per plan`,
+      at.key(["loom", "stages"]),
+    );
+    return result;
+  }
+  list.forEach((raw: unknown, index) => {
+    const path = ["loom", "stages", index];
+    if (!isRecord(raw)) {
+      report.error(`stage #${index + 1} must be a mapping with at least \`id\` and \`name\``, at.value(path));
+      return;
+    }
+    const id = typeof raw["id"] === "string" ? raw["id"] : undefined;
+    if (id !== undefined) result.declaredIds.set(id, [...(result.declaredIds.get(id) ?? []), index]);
+    const parsed = Stage.safeParse(raw);
+    if (!parsed.success) {
+      const label = id === undefined ? `stage #${index + 1}` : `stage "${id}"`;
+      for (const issue of describeZodIssues(parsed.error.issues)) {
+        const field = issue.path.length > 0 ? `${formatYamlPath(issue.path)}: ` : "";
+        report.error(`${label}: ${field}${issue.message}`, at.value([...path, ...issue.path]), id);
+      }
+      return;
+    }
+    const stage = parsed.data;
+    if (!("stage_type" in raw)) stage.stage_type = detectStageType(stage.id, stage.name);
+    result.entries.push({ index, stage, raw });
+  });
+  return result;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
