@@ -1,0 +1,31 @@
+import { RUNNER_IDENTITY, runGit, runGitOrThrow } from "./run-git.ts";
+
+export type LeftoverCommit =
+  | { committed: true; sha: string; files: string[] }
+  | { committed: false; reason: "clean" | "merge-in-progress" };
+
+/**
+ * Commit whatever the agent left uncommitted (tracked changes, new files, deletions; `.gitignore`
+ * respected) as `loom-runner`, so nothing the session wrote is lost. A merge left unfinished is not
+ * committed: its conflict markers would be published as if resolved.
+ */
+export async function commitLeftovers(cwd: string, message: string): Promise<LeftoverCommit> {
+  const status = await runGitOrThrow(cwd, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
+  if (status === "") return { committed: false, reason: "clean" };
+  const merging = await runGit(cwd, ["rev-parse", "-q", "--verify", "MERGE_HEAD"]);
+  if (merging.code === 0) return { committed: false, reason: "merge-in-progress" };
+  await runGitOrThrow(cwd, ["add", "--all", "--", "."]);
+  const staged = (await runGitOrThrow(cwd, ["diff", "--cached", "--name-only", "-z"]))
+    .split("\0")
+    .filter((f) => f !== "");
+  if (staged.length === 0) return { committed: false, reason: "clean" };
+  const identity = {
+    GIT_AUTHOR_NAME: RUNNER_IDENTITY.name,
+    GIT_AUTHOR_EMAIL: RUNNER_IDENTITY.email,
+    GIT_COMMITTER_NAME: RUNNER_IDENTITY.name,
+    GIT_COMMITTER_EMAIL: RUNNER_IDENTITY.email,
+  };
+  await runGitOrThrow(cwd, ["commit", "--no-verify", "-q", "-m", message], { ...process.env, ...identity });
+  const sha = (await runGitOrThrow(cwd, ["rev-parse", "HEAD"])).trim();
+  return { committed: true, sha, files: staged };
+}
