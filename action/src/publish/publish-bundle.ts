@@ -1,0 +1,169 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  BUNDLE_ARTIFACT,
+  BundleManifest,
+  type PublishRefusal,
+  type PublishResult,
+  type PublishRule,
+} from "../../../src/artifacts/publish-result.ts";
+import { checkNewCommits } from "./check-new-commits.ts";
+import { listNewCommits, readFileAt } from "./list-new-commits.ts";
+import { parseBundleHeader } from "./parse-bundle-header.ts";
+import { readPublishPolicy } from "./read-publish-policy.ts";
+import { runGit } from "./run-git.ts";
+
+export type PublishBundleInput = {
+  cwd: string;
+  bundleDir: string;
+  /** The manifest's text, or why it could not be downloaded. */
+  manifestText: string | Error;
+  inputs: { plan_path: string; plan_id: string; stage_id: string; branch: string };
+  knownSecrets: readonly string[];
+};
+
+const ID = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+const TIP_REF = "refs/loom-publish/tip";
+
+/** The checks and the push, in order; the first refusal that makes later checks meaningless stops. */
+export async function publishBundle(input: PublishBundleInput): Promise<PublishResult> {
+  const { cwd, inputs } = input;
+  const result: PublishResult = {
+    version: 1,
+    ok: false,
+    plan_id: inputs.plan_id,
+    stage_id: inputs.stage_id,
+    branch: inputs.branch,
+    commits_checked: 0,
+    refusals: [],
+  };
+  const refuse = (rule: PublishRule, detail: string, path?: string): PublishResult => {
+    const refusal: PublishRefusal = path === undefined ? { rule, detail } : { rule, path, detail };
+    return { ...result, ok: false, refusals: [...result.refusals, refusal] };
+  };
+
+  const expected = `loom/${inputs.plan_id}/${inputs.stage_id}`;
+  const idsValid = ID.test(inputs.plan_id) && ID.test(inputs.stage_id) && !expected.includes("..");
+  if (!idsValid || inputs.branch !== expected || !(await isValidBranchName(cwd, inputs.branch))) {
+    return refuse(
+      "branch-name",
+      `the branch must be ${JSON.stringify(expected)} built from valid ids; got ${JSON.stringify(inputs.branch)}`,
+    );
+  }
+
+  if (input.manifestText instanceof Error) {
+    return refuse(
+      "bundle-invalid",
+      `the ${BUNDLE_ARTIFACT} artifact could not be read: ${input.manifestText.message}`,
+    );
+  }
+  const manifest = parseManifest(input.manifestText);
+  if (manifest === null) return refuse("bundle-invalid", "loom-bundle.json is not a valid bundle manifest");
+  if (
+    manifest.plan_id !== inputs.plan_id ||
+    manifest.stage_id !== inputs.stage_id ||
+    manifest.branch !== inputs.branch
+  ) {
+    return refuse("bundle-invalid", `the bundle is for ${manifest.branch}, not ${inputs.branch}`);
+  }
+
+  const fetched = await runGit(cwd, [
+    "fetch",
+    "--no-tags",
+    "--prune",
+    "origin",
+    "+refs/heads/*:refs/remotes/origin/*",
+  ]);
+  if (fetched.code !== 0) return refuse("not-fast-forward", "could not fetch the branches of origin");
+  const base = await resolve(cwd, `refs/remotes/origin/${inputs.branch}`);
+  if (base === null)
+    return refuse("not-fast-forward", `the stage branch ${inputs.branch} does not exist on origin`);
+  result.base_sha = base;
+
+  if (manifest.bundle === null) return { ...result, ok: true, head_sha: base };
+  const bundlePath = join(input.bundleDir, manifest.bundle);
+  const header = parseBundleHeader(await readBytes(bundlePath));
+  if (!header.ok) return refuse("bundle-invalid", `${manifest.bundle}: ${header.reason}`);
+  const stageRef = `refs/heads/${inputs.branch}`;
+  const others = header.header.refs.filter((ref) => ref.ref !== stageRef);
+  if (others.length > 0 || header.header.refs.length !== 1) {
+    const names = others.map((ref) => ref.ref).join(", ") || "(none)";
+    return refuse("ref-not-allowed", `the bundle may carry only ${stageRef}; it carries ${names}`);
+  }
+  for (const prerequisite of header.header.prerequisites) {
+    const known = await runGit(cwd, ["merge-base", "--is-ancestor", prerequisite, base]);
+    if (known.code !== 0) {
+      return refuse(
+        "not-fast-forward",
+        `the bundle builds on ${prerequisite.slice(0, 12)}, which is not on ${inputs.branch} (it moved, or the bundle is from elsewhere)`,
+      );
+    }
+  }
+  if ((await runGit(cwd, ["bundle", "verify", "--quiet", bundlePath])).code !== 0) {
+    return refuse("bundle-invalid", `${manifest.bundle} does not verify (git bundle verify)`);
+  }
+  const unpacked = await runGit(cwd, [
+    "fetch",
+    "--no-tags",
+    "--no-write-fetch-head",
+    bundlePath,
+    `+${stageRef}:${TIP_REF}`,
+  ]);
+  const tip = unpacked.code === 0 ? await resolve(cwd, TIP_REF) : null;
+  if (tip === null) return refuse("bundle-invalid", `${manifest.bundle} could not be fetched`);
+  result.head_sha = tip;
+  if (tip === base) return { ...result, ok: true };
+  if ((await runGit(cwd, ["merge-base", "--is-ancestor", base, tip])).code !== 0) {
+    return refuse(
+      "not-fast-forward",
+      `the bundle's tip ${tip.slice(0, 12)} does not fast-forward ${inputs.branch} at ${base.slice(0, 12)}`,
+    );
+  }
+
+  const planText = await readFileAt(cwd, base, inputs.plan_path);
+  const { policy } = readPublishPolicy(planText, inputs.stage_id);
+  const commits = await listNewCommits(cwd, tip);
+  result.commits_checked = commits.length;
+  result.refusals = await checkNewCommits(
+    { cwd, policy, planPath: inputs.plan_path, knownSecrets: input.knownSecrets },
+    commits,
+  );
+  if (result.refusals.length > 0) return result;
+
+  const pushed = await runGit(cwd, ["push", "--no-verify", "--porcelain", "origin", `${tip}:${stageRef}`]);
+  if (pushed.code !== 0) {
+    return refuse(
+      "push-rejected",
+      `origin refused the push to ${inputs.branch}: ${pushed.stderr.trim().slice(-1000)}`,
+    );
+  }
+  return { ...result, ok: true, pushed_sha: tip };
+}
+
+function parseManifest(text: string): BundleManifest | null {
+  try {
+    const parsed = BundleManifest.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch (error) {
+    if (error instanceof SyntaxError) return null;
+    throw error;
+  }
+}
+
+async function readBytes(path: string): Promise<Uint8Array> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    if (error instanceof Error && "code" in error && error.code === "ENOENT") return new Uint8Array();
+    throw error;
+  }
+}
+
+async function resolve(cwd: string, ref: string): Promise<string | null> {
+  const out = await runGit(cwd, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
+  return out.code === 0 ? out.stdout.trim() : null;
+}
+
+async function isValidBranchName(cwd: string, branch: string): Promise<boolean> {
+  return (await runGit(cwd, ["check-ref-format", `refs/heads/${branch}`])).code === 0;
+}

@@ -1,0 +1,94 @@
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import {
+  BUNDLE_ARTIFACT,
+  BUNDLE_MANIFEST_FILE,
+  PUBLISH_ARTIFACT,
+  PUBLISH_RESULT_FILE,
+  PublishResult,
+} from "../../../src/artifacts/publish-result.ts";
+import { redactSecrets } from "../../../src/redact/redact-secrets.ts";
+import { publishBundle } from "./publish-bundle.ts";
+
+export const PublishInputs = z.object({
+  plan_path: z.string().min(1),
+  plan_id: z.string().min(1),
+  stage_id: z.string().min(1),
+  /** Must be `loom/<plan_id>/<stage_id>`. */
+  branch: z.string().min(1),
+});
+export type PublishInputs = z.infer<typeof PublishInputs>;
+
+export type PublishDeps = {
+  /** Download the named artifact of this run and extract its files into `directory`. */
+  downloadArtifact: (name: string, directory: string) => Promise<void>;
+  /** Upload `files` (absolute paths inside `rootDirectory`) as the named artifact. */
+  uploadArtifact: (name: string, files: string[], rootDirectory: string) => Promise<void>;
+  log: (message: string) => void;
+};
+
+export type PublishOptions = {
+  /** A clone of the repository whose `origin` this job may push to (the publish job's checkout). */
+  workspace: string;
+  /** An empty scratch directory for the downloaded bundle and the result. */
+  tempDir: string;
+  inputs: PublishInputs;
+  /** Values to treat as secrets besides token patterns (e.g. the job's token). */
+  knownSecrets: readonly string[];
+  deps: PublishDeps;
+};
+
+/**
+ * The `publish` job: download `loom-bundle`, check it against the stage branch on origin and the
+ * plan's rules, push it to the stage branch only when clean, and upload `loom-publish`.
+ * Refusals are values in the result; only broken infrastructure (git missing, upload failing)
+ * throws.
+ */
+export async function runPublish(options: PublishOptions): Promise<PublishResult> {
+  const { deps, inputs, tempDir } = options;
+  const bundleDir = join(tempDir, BUNDLE_ARTIFACT);
+  const resultDir = join(tempDir, PUBLISH_ARTIFACT);
+  await mkdir(bundleDir, { recursive: true });
+  await mkdir(resultDir, { recursive: true });
+
+  const manifestText = await downloadManifest(options, bundleDir);
+  const outcome = await publishBundle({
+    cwd: options.workspace,
+    bundleDir,
+    manifestText,
+    inputs,
+    knownSecrets: options.knownSecrets,
+  });
+  const result = PublishResult.parse({
+    ...outcome,
+    refusals: outcome.refusals.map((refusal) => ({
+      ...refusal,
+      detail: redactSecrets(refusal.detail, options.knownSecrets).slice(0, 2000),
+    })),
+  });
+
+  for (const refusal of result.refusals) {
+    deps.log(
+      `refused (${refusal.rule})${refusal.path === undefined ? "" : ` ${refusal.path}`}: ${refusal.detail}`,
+    );
+  }
+  deps.log(
+    result.pushed_sha === undefined
+      ? `nothing pushed to ${inputs.branch}`
+      : `pushed ${result.pushed_sha} to ${inputs.branch}`,
+  );
+  const resultFile = join(resultDir, PUBLISH_RESULT_FILE);
+  await writeFile(resultFile, `${JSON.stringify(result, null, 2)}\n`);
+  await deps.uploadArtifact(PUBLISH_ARTIFACT, [resultFile], resultDir);
+  return result;
+}
+
+async function downloadManifest(options: PublishOptions, bundleDir: string): Promise<string | Error> {
+  try {
+    await options.deps.downloadArtifact(BUNDLE_ARTIFACT, bundleDir);
+    return await readFile(join(bundleDir, BUNDLE_MANIFEST_FILE), "utf8");
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}

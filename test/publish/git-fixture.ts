@@ -1,0 +1,175 @@
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import {
+  BUNDLE_FILE,
+  BUNDLE_MANIFEST_FILE,
+  PUBLISH_RESULT_FILE,
+  type BundleManifest,
+} from "../../src/artifacts/publish-result.ts";
+import type { PublishDeps } from "../../action/src/publish/run-publish.ts";
+
+export const PLAN_ID = "PLAN-demo";
+export const STAGE_ID = "build-api";
+export const BRANCH = `loom/${PLAN_ID}/${STAGE_ID}`;
+export const PLAN_PATH = `doc/plans/${PLAN_ID}.md`;
+
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "t",
+      GIT_AUTHOR_EMAIL: "t@example.com",
+      GIT_COMMITTER_NAME: "t",
+      GIT_COMMITTER_EMAIL: "t@example.com",
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_CONFIG_GLOBAL: "/dev/null",
+    },
+  }).trim();
+}
+
+export function planText(loomExtra = "", stageExtra = ""): string {
+  return [
+    "# Plan: demo",
+    "",
+    "<!-- loom METADATA -->",
+    "```yaml",
+    "loom:",
+    "  version: 1",
+    ...(loomExtra === "" ? [] : [`  ${loomExtra}`]),
+    "  stages:",
+    `    - id: ${STAGE_ID}`,
+    "      name: Build the API",
+    ...(stageExtra === "" ? [] : [`      ${stageExtra}`]),
+    "```",
+    "<!-- END loom METADATA -->",
+    "",
+  ].join("\n");
+}
+
+/**
+ * A bare origin with `main` and the stage branch, the publish job's clone (`workspace`) and the
+ * run job's clone (`session`) on the stage branch. Commit in `session`, then `bundle()`.
+ */
+export class PublishFixture {
+  readonly root = mkdtempSync(join(tmpdir(), "loom-publish-"));
+  readonly origin = join(this.root, "origin.git");
+  readonly workspace = join(this.root, "workspace");
+  readonly session = join(this.root, "session");
+  readonly artifactDir = join(this.root, "artifact");
+  readonly tempDir = join(this.root, "tmp");
+  readonly uploads: { name: string; files: string[]; content: unknown }[] = [];
+  readonly logs: string[] = [];
+  private baseSha = "";
+
+  constructor(files: Record<string, string> = {}) {
+    git(this.root, "init", "-q", "--bare", "-b", "main", this.origin);
+    const seed = join(this.root, "seed");
+    git(this.root, "clone", "-q", this.origin, seed);
+    this.write(seed, { [PLAN_PATH]: planText(), "README.md": "demo\n", ...files });
+    git(seed, "add", "-A");
+    git(seed, "commit", "-q", "-m", "seed");
+    git(
+      seed,
+      "push",
+      "-q",
+      "origin",
+      "HEAD:refs/heads/main",
+      `HEAD:refs/heads/${BRANCH}`,
+      "HEAD:refs/heads/other",
+    );
+    git(this.root, "clone", "-q", "--branch", BRANCH, this.origin, this.workspace);
+    this.startSession();
+  }
+
+  /** (Re)clone the session from the stage branch as it is on origin now. */
+  startSession(): void {
+    rmSync(this.session, { recursive: true, force: true });
+    git(this.root, "clone", "-q", "--branch", BRANCH, this.origin, this.session);
+    this.baseSha = git(this.session, "rev-parse", "HEAD");
+  }
+
+  write(repo: string, files: Record<string, string>): void {
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(dirname(join(repo, path)), { recursive: true });
+      writeFileSync(join(repo, path), content);
+    }
+  }
+
+  /** Commit files in the session (empty content deletes). */
+  commit(message: string, files: Record<string, string | null>): string {
+    for (const [path, content] of Object.entries(files)) {
+      if (content === null) git(this.session, "rm", "-q", path);
+      else this.write(this.session, { [path]: content });
+    }
+    git(this.session, "add", "-A");
+    git(this.session, "commit", "-q", "-m", message);
+    return git(this.session, "rev-parse", "HEAD");
+  }
+
+  /** Write the `loom-bundle` artifact the run job would upload: `<base>..<refs>`. */
+  bundle(refs: string[] = [`refs/heads/${BRANCH}`], manifest: Partial<BundleManifest> = {}): void {
+    rmSync(this.artifactDir, { recursive: true, force: true });
+    mkdirSync(this.artifactDir, { recursive: true });
+    const head = git(this.session, "rev-parse", "HEAD");
+    const nothing = head === this.baseSha && manifest.bundle === undefined;
+    if (!nothing) {
+      git(
+        this.session,
+        "bundle",
+        "create",
+        "-q",
+        join(this.artifactDir, BUNDLE_FILE),
+        ...refs,
+        `^${this.baseSha}`,
+      );
+    }
+    const full: BundleManifest = {
+      version: 1,
+      plan_id: PLAN_ID,
+      stage_id: STAGE_ID,
+      attempt: 1,
+      branch: BRANCH,
+      base_sha: this.baseSha,
+      head_sha: head,
+      bundle: nothing ? null : BUNDLE_FILE,
+      ...manifest,
+    };
+    writeFileSync(join(this.artifactDir, BUNDLE_MANIFEST_FILE), JSON.stringify(full));
+  }
+
+  readonly deps: PublishDeps = {
+    downloadArtifact: (name, directory) => {
+      if (name !== "loom-bundle") return Promise.reject(new Error(`no artifact ${name}`));
+      cpSync(this.artifactDir, directory, { recursive: true });
+      return Promise.resolve();
+    },
+    uploadArtifact: (name, files) => {
+      const file = files.find((path) => path.endsWith(PUBLISH_RESULT_FILE));
+      this.uploads.push({
+        name,
+        files,
+        content: file === undefined ? null : JSON.parse(readFileSync(file, "utf8")),
+      });
+      return Promise.resolve();
+    },
+    log: (message) => {
+      this.logs.push(message);
+    },
+  };
+
+  originRef(branch: string): string {
+    return git(this.origin, "rev-parse", `refs/heads/${branch}`);
+  }
+
+  originRefs(): string {
+    return git(this.origin, "for-each-ref", "--format=%(refname) %(objectname)");
+  }
+
+  cleanup(): void {
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,303 @@
+import { afterEach, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { writeFileSync } from "node:fs";
+import { runPublish, type PublishInputs } from "../../action/src/publish/run-publish.ts";
+import { BUNDLE_FILE, PublishResult } from "../../src/artifacts/publish-result.ts";
+import { BRANCH, PLAN_ID, PLAN_PATH, PublishFixture, STAGE_ID, git, planText } from "./git-fixture.ts";
+
+const inputs: PublishInputs = { plan_path: PLAN_PATH, plan_id: PLAN_ID, stage_id: STAGE_ID, branch: BRANCH };
+const KNOWLEDGE = "doc/loom/knowledge/learnings.md";
+const knowledge = "# Learnings\n\n- first lesson\n- second lesson\n";
+
+let fixture: PublishFixture | undefined;
+afterEach(() => fixture?.cleanup());
+
+function setUp(files: Record<string, string> = {}): PublishFixture {
+  fixture = new PublishFixture({ [KNOWLEDGE]: knowledge, ...files });
+  return fixture;
+}
+
+async function publish(f: PublishFixture, override: Partial<PublishInputs> = {}): Promise<PublishResult> {
+  const result = await runPublish({
+    workspace: f.workspace,
+    tempDir: f.tempDir,
+    inputs: { ...inputs, ...override },
+    knownSecrets: [],
+    deps: f.deps,
+  });
+  assert.equal(f.uploads.length, 1, "the result is uploaded exactly once");
+  assert.equal(f.uploads[0]?.name, "loom-publish");
+  assert.deepEqual(PublishResult.parse(f.uploads[0]?.content), result);
+  return result;
+}
+
+function assertRefused(f: PublishFixture, result: PublishResult, rule: string, path?: string): void {
+  assert.equal(result.ok, false);
+  assert.equal(result.pushed_sha, undefined);
+  assert.ok(
+    result.refusals.some((refusal) => refusal.rule === rule && (path === undefined || refusal.path === path)),
+    `expected a ${rule} refusal${path === undefined ? "" : ` for ${path}`}: ${JSON.stringify(result.refusals)}`,
+  );
+  assert.equal(f.originRef(BRANCH), f.originRef("main"), "the stage branch on origin did not move");
+}
+
+/** Build a fake token at run time (never a literal in the repository). */
+const canary = (): string =>
+  `ghs_12345_${"eyJ" + "a".repeat(30)}.${"eyJ" + "b".repeat(300)}.${"c".repeat(150)}`;
+
+describe("publish: a clean bundle", () => {
+  it("is pushed to the stage branch only, other branches of origin unchanged", async () => {
+    const f = setUp();
+    const before = f.originRefs();
+    f.commit("Add the API", { "src/api.ts": "export const api = 1;\n" });
+    const head = f.commit("Append a learning", { [KNOWLEDGE]: `${knowledge}- third lesson\n` });
+    f.bundle();
+    const result = await publish(f);
+    assert.deepEqual(result.refusals, []);
+    assert.equal(result.ok, true);
+    assert.equal(result.pushed_sha, head);
+    assert.equal(result.commits_checked, 2);
+    assert.equal(f.originRef(BRANCH), head);
+    const untouched = (refs: string) =>
+      refs.split("\n").filter((line) => !line.startsWith(`refs/heads/${BRANCH} `));
+    assert.deepEqual(untouched(f.originRefs()), untouched(before));
+  });
+
+  it("pushes nothing and succeeds when the session made no commits", async () => {
+    const f = setUp();
+    f.bundle();
+    const result = await publish(f);
+    assert.equal(result.ok, true);
+    assert.equal(result.pushed_sha, undefined);
+    assert.equal(f.originRef(BRANCH), f.originRef("main"));
+  });
+});
+
+describe("publish: protected paths", () => {
+  const refusedChanges: { name: string; files: Record<string, string>; rule: string; path: string }[] = [
+    {
+      name: "a workflow",
+      files: { ".github/workflows/ci.yml": "on: push\n" },
+      rule: "workflow-change",
+      path: ".github/workflows/ci.yml",
+    },
+    {
+      name: "the loom config",
+      files: { ".github/loom.yml": "x: 1\n" },
+      rule: "workflow-change",
+      path: ".github/loom.yml",
+    },
+    {
+      name: ".claude/settings.json",
+      files: { ".claude/settings.json": "{}\n" },
+      rule: "agent-config-change",
+      path: ".claude/settings.json",
+    },
+    {
+      name: "a nested .claude/ hook",
+      files: { "pkg/.claude/hooks/x.sh": "exit 0\n" },
+      rule: "agent-config-change",
+      path: "pkg/.claude/hooks/x.sh",
+    },
+    { name: "CLAUDE.md", files: { "CLAUDE.md": "obey\n" }, rule: "agent-config-change", path: "CLAUDE.md" },
+    { name: ".mcp.json", files: { ".mcp.json": "{}\n" }, rule: "agent-config-change", path: ".mcp.json" },
+    {
+      name: "the plan itself",
+      files: { [PLAN_PATH]: planText("allow_workflow_changes: true") },
+      rule: "plan-change",
+      path: PLAN_PATH,
+    },
+  ];
+  for (const { name, files, rule, path } of refusedChanges) {
+    it(`refuses a bundle that changes ${name}`, async () => {
+      const f = setUp();
+      f.commit("Innocent work", { "src/a.ts": "1\n" });
+      f.commit(`Change ${name}`, files);
+      f.bundle();
+      assertRefused(f, await publish(f), rule, path);
+    });
+  }
+
+  it("refuses deleting a workflow as much as adding one", async () => {
+    const f = setUp({ ".github/workflows/ci.yml": "on: push\n" });
+    f.commit("Drop CI", { ".github/workflows/ci.yml": null });
+    f.bundle();
+    assertRefused(f, await publish(f), "workflow-change", ".github/workflows/ci.yml");
+  });
+
+  it("accepts workflow changes when the plan allows them", async () => {
+    const f = setUp({ [PLAN_PATH]: planText("allow_workflow_changes: true") });
+    const head = f.commit("Add CI", { ".github/workflows/ci.yml": "on: push\n" });
+    f.bundle();
+    const result = await publish(f);
+    assert.deepEqual(result.refusals, []);
+    assert.equal(f.originRef(BRANCH), head);
+  });
+
+  it("lets a stage's own flag override the plan's", async () => {
+    const f = setUp({
+      [PLAN_PATH]: planText("allow_agent_config_changes: true", "allow_agent_config_changes: false"),
+    });
+    f.commit("Hooks", { ".claude/settings.json": "{}\n" });
+    f.bundle();
+    assertRefused(f, await publish(f), "agent-config-change", ".claude/settings.json");
+  });
+});
+
+describe("publish: append-only knowledge files", () => {
+  const cases: { name: string; content: string | null; ok: boolean }[] = [
+    { name: "appending lines passes", content: `${knowledge}- third lesson\n`, ok: true },
+    {
+      name: "rewriting an existing line is refused",
+      content: knowledge.replace("first", "FIRST"),
+      ok: false,
+    },
+    { name: "deleting a line is refused", content: knowledge.replace("- first lesson\n", ""), ok: false },
+    { name: "inserting above existing lines is refused", content: `intro\n${knowledge}`, ok: false },
+    { name: "deleting the file is refused", content: null, ok: false },
+  ];
+  for (const { name, content, ok } of cases) {
+    it(name, async () => {
+      const f = setUp();
+      f.commit("Touch knowledge", { [KNOWLEDGE]: content });
+      f.bundle();
+      const result = await publish(f);
+      if (ok) assert.deepEqual(result.refusals, []);
+      else assertRefused(f, result, "knowledge-rewrite", KNOWLEDGE);
+    });
+  }
+
+  it("creating a new knowledge file passes", async () => {
+    const f = setUp();
+    f.commit("New knowledge", { "doc/loom/knowledge/patterns.md": "# Patterns\n" });
+    f.bundle();
+    assert.deepEqual((await publish(f)).refusals, []);
+  });
+});
+
+describe("publish: secrets", () => {
+  it("refuses a canary token in an added line, naming the place but not the value", async () => {
+    const f = setUp();
+    const token = canary();
+    f.commit("Config", { "src/config.ts": `export const a = 1;\nexport const token = "${token}";\n` });
+    f.bundle();
+    const result = await publish(f);
+    assertRefused(f, result, "secret", "src/config.ts");
+    assert.match(JSON.stringify(result), /src\/config\.ts:2:/);
+    assert.ok(!JSON.stringify(result).includes(token.slice(0, 30)));
+    assert.ok(!f.logs.join("\n").includes(token.slice(0, 30)));
+  });
+
+  it("refuses a secret added in one commit and removed in the next (history is pushed too)", async () => {
+    const f = setUp();
+    f.commit("Oops", { "notes.txt": `key ${canary()}\n` });
+    f.commit("Remove it", { "notes.txt": "nothing here\n" });
+    f.bundle();
+    assertRefused(f, await publish(f), "secret", "notes.txt");
+  });
+
+  it("refuses a secret in a commit message", async () => {
+    const f = setUp();
+    f.commit(`Use token ${canary()}`, { "src/a.ts": "1\n" });
+    f.bundle();
+    const result = await publish(f);
+    assertRefused(f, result, "secret");
+    assert.match(result.refusals[0]?.detail ?? "", /message of commit/);
+  });
+
+  it("refuses a private key block", async () => {
+    const f = setUp();
+    f.commit("Key", {
+      "deploy/id_rsa": `-----BEGIN RSA PRIVATE KEY-----\n${"A".repeat(64)}\n-----END RSA PRIVATE KEY-----\n`,
+    });
+    f.bundle();
+    assertRefused(f, await publish(f), "secret", "deploy/id_rsa");
+  });
+});
+
+describe("publish: refs and history", () => {
+  it("refuses a bundle that also carries another ref", async () => {
+    const f = setUp();
+    f.commit("Work", { "src/a.ts": "1\n" });
+    git(f.session, "branch", "-f", "main", "HEAD");
+    f.bundle([`refs/heads/${BRANCH}`, "refs/heads/main"]);
+    const before = f.originRef("main");
+    assertRefused(f, await publish(f), "ref-not-allowed");
+    assert.equal(f.originRef("main"), before);
+  });
+
+  it("refuses a bundle carrying only some other branch", async () => {
+    const f = setUp();
+    f.commit("Work", { "src/a.ts": "1\n" });
+    git(f.session, "branch", "-f", "other", "HEAD");
+    f.bundle(["refs/heads/other"]);
+    assertRefused(f, await publish(f), "ref-not-allowed");
+  });
+
+  it("refuses a branch input that is not loom/<plan-id>/<stage-id>", async () => {
+    const f = setUp();
+    f.commit("Work", { "src/a.ts": "1\n" });
+    f.bundle();
+    assertRefused(f, await publish(f, { branch: "main" }), "branch-name");
+  });
+
+  it("refuses a bundle that is not a fast-forward of the stage branch", async () => {
+    const f = setUp();
+    // Someone else moves the stage branch after the session started.
+    const side = `${f.root}/side`;
+    git(f.root, "clone", "-q", "--branch", BRANCH, f.origin, side);
+    writeFileSync(`${side}/x.txt`, "x\n");
+    git(side, "add", "-A");
+    git(side, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "moved");
+    git(side, "push", "-q", "origin", `HEAD:refs/heads/${BRANCH}`);
+    const moved = f.originRef(BRANCH);
+    f.commit("Work", { "src/a.ts": "1\n" });
+    f.bundle();
+    const result = await publish(f);
+    assert.equal(result.ok, false);
+    assert.equal(result.refusals[0]?.rule, "not-fast-forward");
+    assert.equal(f.originRef(BRANCH), moved);
+  });
+
+  it("refuses a corrupt bundle", async () => {
+    const f = setUp();
+    f.commit("Work", { "src/a.ts": "1\n" });
+    f.bundle();
+    writeFileSync(join(f.artifactDir, BUNDLE_FILE), "# v2 git bundle\nnot really\n");
+    assertRefused(f, await publish(f), "bundle-invalid");
+  });
+
+  it("refuses when the bundle artifact is missing", async () => {
+    const f = setUp();
+    const result = await publish(f);
+    assertRefused(f, result, "bundle-invalid");
+  });
+
+  it("accepts a merge session's merge of the pull request branch, whose own changes are already on origin", async () => {
+    const f = setUp();
+    // People change a workflow and append a learning on the pull request's branch ("other").
+    const pr = `${f.root}/pr`;
+    git(f.root, "clone", "-q", "--branch", "other", f.origin, pr);
+    f.write(pr, { ".github/workflows/ci.yml": "on: push\n", [KNOWLEDGE]: `${knowledge}- from the PR\n` });
+    git(pr, "add", "-A");
+    git(pr, "commit", "-q", "-m", "people's change");
+    git(pr, "push", "-q", "origin", "HEAD:refs/heads/other");
+    f.commit("Stage work", { [KNOWLEDGE]: `${knowledge}- from the stage\n` });
+    git(f.session, "fetch", "-q", "origin", "other");
+    assert.throws(() => git(f.session, "merge", "--no-ff", "FETCH_HEAD"), "the learnings conflict");
+    f.commit("Merge the pull request branch, keeping both learnings", {
+      [KNOWLEDGE]: `${knowledge}- from the stage\n- from the PR\n`,
+    });
+    assert.equal(
+      git(f.session, "rev-list", "--parents", "-n1", "HEAD").split(" ").length,
+      3,
+      "a merge commit",
+    );
+    f.bundle();
+    const result = await publish(f);
+    assert.deepEqual(result.refusals, []);
+    assert.equal(result.ok, true);
+    assert.equal(f.originRef(BRANCH), git(f.session, "rev-parse", "HEAD"));
+  });
+});
