@@ -71,7 +71,8 @@ function renderConflicts(input: SignalInput): string {
   const base = input.base === undefined ? "the merge point" : `\`${input.base}\``;
   return (
     `## Conflicting Files\n\n${list}\n\n## Your Task\n\n` +
-    `1. Merge ${base} into this branch: \`git merge ${input.base === undefined ? "<merge point>" : `origin/${input.base}`}\`.\n` +
+    `1. If \`git status\` shows no merge in progress, merge ${base} into this branch: ` +
+    `\`git merge ${input.base === undefined ? "<merge point>" : `origin/${input.base}`}\`.\n` +
     "2. Resolve every conflict in the files above, keeping the intent of both sides.\n" +
     "3. Build and run the acceptance criteria below until they pass.\n" +
     "4. `git add` the resolved files and `git commit` the merge.\n"
