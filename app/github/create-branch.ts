@@ -1,0 +1,54 @@
+import type { Effect } from "../../src/orchestrator/effects.ts";
+import type { OrchestratorEvent } from "../../src/orchestrator/events.ts";
+import { countCall, EffectError, readStatus, toEffectError } from "./effect-context.ts";
+import type { EffectContext } from "./effect-context.ts";
+
+type CreateBranch = Extract<Effect, { type: "createBranch" }>;
+
+/** The head SHA of `branch`, or null when it does not exist. */
+export async function readBranchHead(
+  ctx: EffectContext,
+  label: string,
+  branch: string,
+): Promise<string | null> {
+  countCall(ctx.calls, label);
+  try {
+    const { data } = await ctx.octokit.rest.git.getRef({
+      owner: ctx.owner,
+      repo: ctx.repo,
+      ref: `heads/${branch}`,
+    });
+    return data.object.sha;
+  } catch (error) {
+    if (readStatus(error) === 404) return null;
+    throw toEffectError(`reading branch ${branch}`, error);
+  }
+}
+
+/**
+ * Creates the stage branch at the merge point's current head. Looks first: an existing stage
+ * branch (an earlier attempt, or a crash after creating) is kept as it is, and a 422 "Reference
+ * already exists" from a concurrent creation is fine.
+ */
+export async function createBranch(ctx: EffectContext, effect: CreateBranch): Promise<OrchestratorEvent[]> {
+  if ((await readBranchHead(ctx, effect.type, effect.branch)) !== null) return [];
+  const sha = await readBranchHead(ctx, effect.type, effect.from);
+  if (sha === null) {
+    throw new EffectError(`merge point ${effect.from} is missing`, { status: 404, retryable: false });
+  }
+  countCall(ctx.calls, effect.type);
+  try {
+    await ctx.octokit.rest.git.createRef({
+      owner: ctx.owner,
+      repo: ctx.repo,
+      ref: `refs/heads/${effect.branch}`,
+      sha,
+    });
+  } catch (error) {
+    if (readStatus(error) !== 422 || (await readBranchHead(ctx, effect.type, effect.branch)) === null) {
+      throw toEffectError(`creating branch ${effect.branch}`, error);
+    }
+  }
+  ctx.log.info({ branch: effect.branch, sha }, "stage branch created");
+  return [];
+}

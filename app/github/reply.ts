@@ -1,0 +1,46 @@
+import type { Effect } from "../../src/orchestrator/effects.ts";
+import type { OrchestratorEvent } from "../../src/orchestrator/events.ts";
+import { countCall, readStatus, toEffectError } from "./effect-context.ts";
+import type { EffectContext } from "./effect-context.ts";
+
+type Reply = Extract<Effect, { type: "reply" }>;
+
+/** Longest reply comment loom posts (GitHub allows 65,536). */
+const REPLY_MAX = 4000;
+
+/**
+ * Answers a command where it came from: a reaction on the command's comment (a deleted comment is
+ * fine), and, when there is a body, a short comment on the pull request. Buttons and re-runs get
+ * no reaction (there is no comment to react to).
+ */
+export async function reply(ctx: EffectContext, effect: Reply): Promise<OrchestratorEvent[]> {
+  if (effect.source.kind === "comment") {
+    countCall(ctx.calls, effect.type);
+    try {
+      await ctx.octokit.rest.reactions.createForIssueComment({
+        owner: ctx.owner,
+        repo: ctx.repo,
+        comment_id: effect.source.commentId,
+        content: effect.reaction,
+      });
+    } catch (error) {
+      if (readStatus(error) !== 404) throw toEffectError("reacting to the command", error);
+    }
+  }
+  if (effect.body !== null) {
+    const text = effect.body.length > REPLY_MAX ? `${effect.body.slice(0, REPLY_MAX - 1)}…` : effect.body;
+    const body = `<!-- loom:reply:${effect.key.replaceAll("--", "-&#45;")} -->\n${text}`;
+    countCall(ctx.calls, effect.type);
+    try {
+      await ctx.octokit.rest.issues.createComment({
+        owner: ctx.owner,
+        repo: ctx.repo,
+        issue_number: ctx.state.pr.number,
+        body,
+      });
+    } catch (error) {
+      throw toEffectError("replying to the command", error);
+    }
+  }
+  return [];
+}

@@ -1,0 +1,92 @@
+import type { Heartbeat } from "../orchestrator/events.ts";
+import type { Session, StageState } from "../orchestrator/state.ts";
+import type { StageStatus } from "../stage/stage-status.ts";
+
+/** What the renderers need besides the state. */
+export type RenderOptions = {
+  /** "Now" for elapsed times (ms epoch); defaults to the state's `updatedAt`. */
+  now?: number;
+  /** Link to an Actions run, e.g. `https://github.com/o/r/actions/runs/<id>`. */
+  runUrl?: (runId: number) => string;
+};
+
+/** A short icon per status, so a table reads at a glance. */
+export const STATUS_ICONS: Record<StageStatus, string> = {
+  "waiting-for-deps": "⏳",
+  queued: "🔵",
+  executing: "🟡",
+  blocked: "⛔",
+  completed: "✅",
+  "needs-handoff": "🔁",
+  skipped: "⏭️",
+  "merge-conflict": "🔀",
+  "completed-with-failures": "❌",
+  "merge-blocked": "🚫",
+  "needs-human-review": "👀",
+};
+
+/** `1h 02m`, `4m 05s`, `12s`. */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  if (h > 0) return `${h}h ${String(m).padStart(2, "0")}m`;
+  if (m > 0) return `${m}m ${String(s).padStart(2, "0")}s`;
+  return `${s}s`;
+}
+
+/** The status as people read it, with the merged flag and who skipped or blocked it. */
+export function describeStatus(stage: StageState): string {
+  if (stage.status === "completed" && stage.merged) return "completed, merged";
+  if (stage.status === "completed") return "completed, merging";
+  if (stage.status === "skipped" && stage.skippedBy) return `skipped (by ${stage.skippedBy})`;
+  if (stage.status === "blocked" && stage.blockedBy) return `blocked (${stage.blockedBy})`;
+  return stage.status;
+}
+
+export function getCurrentSession(stage: StageState): Session | null {
+  return stage.sessions[stage.sessions.length - 1] ?? null;
+}
+
+/** Time the current session has run (or ran), or null before the first dispatch. */
+export function getElapsed(stage: StageState, now: number): number | null {
+  const session = getCurrentSession(stage);
+  if (!session) return null;
+  const start = session.startedAt ?? session.dispatchedAt;
+  return (session.finishedAt ?? now) - start;
+}
+
+/** `2m ago · 45% context · Bash · running tests`, or null without a heartbeat. */
+export function formatHeartbeat(heartbeat: Heartbeat | null, now: number): string | null {
+  if (!heartbeat) return null;
+  const parts = [
+    `${formatDuration(now - heartbeat.timestamp)} ago`,
+    `${Math.round(heartbeat.contextPercent)}% context`,
+  ];
+  if (heartbeat.lastTool) parts.push(heartbeat.lastTool);
+  if (heartbeat.activity) parts.push(heartbeat.activity);
+  return parts.join(" · ");
+}
+
+/** Total cost of every session of the stage that reported one (USD). */
+export function getStageCost(stage: StageState): number {
+  return stage.sessions.reduce((sum, s) => sum + (s.lastHeartbeat?.costUsd ?? 0), 0);
+}
+
+/**
+ * Makes untrusted text (model activity, notes, run details) safe inside a markdown table cell or
+ * line: one line, no pipes, no HTML, no @-mentions, bounded.
+ */
+export function escapeCell(text: string, max = 200): string {
+  const line = text
+    .replace(/\s+/g, " ")
+    .trim()
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll("|", "\\|")
+    .replaceAll("@", "@&#8203;")
+    .replaceAll("`", "'");
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

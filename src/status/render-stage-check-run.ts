@@ -1,0 +1,110 @@
+import type { PlanState, StageState } from "../orchestrator/state.ts";
+import { getStageActions } from "./check-run-actions.ts";
+import type { CheckRunAction } from "./check-run-actions.ts";
+import { getStageCheckState } from "./check-run-state.ts";
+import type { CheckConclusion, CheckStatus } from "./check-run-state.ts";
+import { CHECK_OUTPUT_MAX, CHECK_TITLE_MAX, fitText, pickFitting } from "./fit-text.ts";
+import {
+  describeStatus,
+  escapeCell,
+  formatDuration,
+  formatHeartbeat,
+  getCurrentSession,
+  getElapsed,
+  getStageCost,
+  STATUS_ICONS,
+} from "./format-status.ts";
+import type { RenderOptions } from "./format-status.ts";
+
+/** Everything a check run shows, ready for `POST/PATCH …/check-runs`. */
+export type CheckRunView = {
+  name: string;
+  status: CheckStatus;
+  conclusion?: CheckConclusion;
+  title: string;
+  summary: string;
+  text?: string;
+  actions: CheckRunAction[];
+};
+
+/** `loom: <stage-id>`. */
+export function getStageCheckName(stageId: string): string {
+  return `loom: ${stageId}`;
+}
+
+function renderFacts(state: PlanState, stage: StageState, options: RenderOptions): string[] {
+  const now = options.now ?? state.updatedAt;
+  const session = getCurrentSession(stage);
+  const lines = [`**Status:** ${STATUS_ICONS[stage.status]} ${describeStatus(stage)}`];
+  lines.push(
+    `**Attempt:** ${stage.attempt}${session ? ` (${session.kind} session, ${session.status})` : ""}`,
+  );
+  const elapsed = getElapsed(stage, now);
+  if (elapsed !== null) lines.push(`**Elapsed:** ${formatDuration(elapsed)}`);
+  const heartbeat = formatHeartbeat(session?.lastHeartbeat ?? null, now);
+  if (heartbeat) lines.push(`**Last heartbeat:** ${escapeCell(heartbeat, 300)}`);
+  const cost = getStageCost(stage);
+  if (cost > 0) lines.push(`**Cost:** $${cost.toFixed(2)}`);
+  if (session?.runId && options.runUrl)
+    lines.push(`**Run:** [#${session.runId}](${options.runUrl(session.runId)})`);
+  if (session?.detail) lines.push(`**Result:** ${escapeCell(session.detail, 1000)}`);
+  if (stage.retryAt !== null) lines.push(`**Retry due:** in ${formatDuration(stage.retryAt - now)}`);
+  if (stage.dependencies.length > 0) {
+    lines.push(`**Depends on:** ${stage.dependencies.map((d) => `\`${escapeCell(d, 128)}\``).join(", ")}`);
+  }
+  return lines;
+}
+
+function renderSessions(stage: StageState, options: RenderOptions): string[] {
+  if (stage.sessions.length === 0) return [];
+  const rows = stage.sessions.map((s) => {
+    const run =
+      s.runId === null ? "—" : options.runUrl ? `[#${s.runId}](${options.runUrl(s.runId)})` : `#${s.runId}`;
+    const took = s.finishedAt === null ? "—" : formatDuration(s.finishedAt - (s.startedAt ?? s.dispatchedAt));
+    return `| ${s.attempt} | ${s.kind} | ${s.status} | ${run} | ${took} | ${escapeCell(s.detail ?? "")} |`;
+  });
+  return [
+    "### Sessions",
+    "",
+    "| Attempt | Kind | Status | Run | Took | Detail |",
+    "|---|---|---|---|---|---|",
+    ...rows,
+  ];
+}
+
+function renderNotes(stage: StageState, limit: number): string[] {
+  if (stage.notes.length === 0 || limit === 0) return [];
+  return ["### Notes", "", ...stage.notes.slice(-limit).map((n) => `- ${escapeCell(n.text, 500)}`)];
+}
+
+/**
+ * The check run of one stage: status and conclusion from the stage status, a summary with status,
+ * attempt, elapsed time, last heartbeat, cost, run link and result, the buttons that fit. Shrinks
+ * itself (fewer notes, then no session table) to stay within GitHub's limits.
+ */
+export function renderStageCheckRun(
+  state: PlanState,
+  stageId: string,
+  options: RenderOptions = {},
+): CheckRunView {
+  const stage = state.stages[stageId];
+  if (!stage) throw new Error(`renderStageCheckRun: unknown stage ${stageId}`);
+  const check = getStageCheckState(stage);
+  const facts = renderFacts(state, stage, options);
+  const summary = pickFitting(
+    [
+      () => [...facts, "", ...renderSessions(stage, options), "", ...renderNotes(stage, 20)].join("\n"),
+      () => [...facts, "", ...renderNotes(stage, 3)].join("\n"),
+      () => facts.join("\n"),
+    ],
+    CHECK_OUTPUT_MAX,
+  );
+  const title = fitText(`${stage.name || stage.id}: ${describeStatus(stage)}`, CHECK_TITLE_MAX);
+  return {
+    name: getStageCheckName(stage.id),
+    ...check,
+    title,
+    summary,
+    actions: getStageActions(stage),
+  };
+}

@@ -1,0 +1,70 @@
+import type { PlanState } from "../orchestrator/state.ts";
+import { STAGE_STATUSES } from "../stage/stage-status.ts";
+import { isAwaitingApproval } from "./check-run-actions.ts";
+import {
+  describeStatus,
+  escapeCell,
+  formatDuration,
+  formatHeartbeat,
+  getCurrentSession,
+  getElapsed,
+  STATUS_ICONS,
+} from "./format-status.ts";
+
+/** How much detail the table carries; the renderers step down until the text fits. */
+export const TABLE_DETAILS = ["full", "short", "bare"] as const;
+export type TableDetail = (typeof TABLE_DETAILS)[number];
+
+/** The stages of the plan in plan order (removed stages last). */
+export function listStages(state: PlanState) {
+  const stages = state.order.flatMap((id) => (state.stages[id] ? [state.stages[id]] : []));
+  return [...stages.filter((s) => !s.removed), ...stages.filter((s) => s.removed)];
+}
+
+/** `3/7 merged · 2 executing · 1 blocked`, plus hold / approval / closed notes. */
+export function renderCounts(state: PlanState): string {
+  const stages = listStages(state).filter((s) => !s.removed);
+  const merged = stages.filter((s) => s.merged).length;
+  const parts = [`**${merged}/${stages.length} merged**`];
+  for (const status of STAGE_STATUSES) {
+    const count = stages.filter((s) => s.status === status && !(status === "completed" && s.merged)).length;
+    if (count > 0) parts.push(`${count} ${status}`);
+  }
+  if (state.closed) parts.push("pull request closed");
+  if (state.hold) parts.push("on hold (no new sessions)");
+  if (isAwaitingApproval(state)) parts.push("waiting for `/loom approve` from someone with write access");
+  return parts.join(" · ");
+}
+
+/**
+ * The stage table: stage, status, attempt, elapsed, last heartbeat, notes. `short` keeps one short
+ * note, `bare` drops heartbeat and notes.
+ */
+export function renderStageTable(state: PlanState, detail: TableDetail, now: number): string {
+  const bare = detail === "bare";
+  const head = bare
+    ? ["| Stage | Status | Attempt | Elapsed |", "|---|---|---|---|"]
+    : ["| Stage | Status | Attempt | Elapsed | Last heartbeat | Notes |", "|---|---|---|---|---|---|"];
+  const rows = listStages(state).map((stage) => {
+    const elapsed = getElapsed(stage, now);
+    const cells = [
+      `\`${escapeCell(stage.id, 128)}\`${stage.removed ? " (removed)" : ""}`,
+      `${STATUS_ICONS[stage.status]} ${describeStatus(stage)}`,
+      stage.attempt === 0 ? "—" : String(stage.attempt),
+      elapsed === null ? "—" : formatDuration(elapsed),
+    ];
+    if (!bare) {
+      const heartbeat = formatHeartbeat(getCurrentSession(stage)?.lastHeartbeat ?? null, now);
+      const notes =
+        detail === "full"
+          ? stage.notes.slice(-2).map((n) => n.text)
+          : stage.notes.slice(-1).map((n) => n.text);
+      const detailText = getCurrentSession(stage)?.detail;
+      const noteText = [...(detail === "full" && detailText ? [detailText] : []), ...notes].join("; ");
+      cells.push(heartbeat ? escapeCell(heartbeat, detail === "full" ? 120 : 60) : "—");
+      cells.push(noteText ? escapeCell(noteText, detail === "full" ? 300 : 80) : "");
+    }
+    return `| ${cells.join(" | ")} |`;
+  });
+  return [...head, ...rows].join("\n");
+}

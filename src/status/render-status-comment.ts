@@ -1,0 +1,48 @@
+import type { PlanState } from "../orchestrator/state.ts";
+import { COMMENT_MAX, pickFitting } from "./fit-text.ts";
+import { escapeCell } from "./format-status.ts";
+import type { RenderOptions } from "./format-status.ts";
+import { renderPlanMermaid } from "./render-plan-graph.ts";
+import { renderCounts, renderStageTable } from "./render-stage-table.ts";
+import type { TableDetail } from "./render-stage-table.ts";
+
+/** The hidden marker that identifies a plan's sticky status comment. */
+export function getStatusCommentMarker(planPath: string): string {
+  return `<!-- loom:status:${planPath.replaceAll("--", "-&#45;")} -->`;
+}
+
+function render(state: PlanState, detail: TableDetail, graph: boolean, now: number): string {
+  const parts = [
+    getStatusCommentMarker(state.plan.path),
+    `### loom: ${escapeCell(state.plan.name || state.plan.id, 200)}`,
+    "",
+    `Plan \`${escapeCell(state.plan.path, 300)}\` · ${renderCounts(state)}`,
+    "",
+  ];
+  if (graph) parts.push("```mermaid", renderPlanMermaid(state).trimEnd(), "```", "");
+  else parts.push("_The graph is left out to fit GitHub's comment size limit._", "");
+  parts.push(renderStageTable(state, detail, now), "");
+  parts.push(
+    "<sub>Commands: `/loom retry|skip|block|unblock|cancel <stage>`, `/loom status`, `/loom help`.</sub>",
+  );
+  return parts.join("\n");
+}
+
+/**
+ * The sticky status comment of a plan: a hidden marker, counts, a mermaid graph coloured by status
+ * and the stage table. Shrinks itself to fit GitHub's 65,536-character limit: shorter notes first,
+ * then no heartbeat or notes, then no graph, then a hard cut.
+ */
+export function renderStatusComment(state: PlanState, options: RenderOptions = {}): string {
+  const now = options.now ?? state.updatedAt;
+  return pickFitting(
+    [
+      () => render(state, "full", true, now),
+      () => render(state, "short", true, now),
+      () => render(state, "bare", true, now),
+      () => render(state, "short", false, now),
+      () => render(state, "bare", false, now),
+    ],
+    COMMENT_MAX,
+  );
+}
