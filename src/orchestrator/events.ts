@@ -29,6 +29,8 @@ export type Settings = {
   backoffBaseMs: number;
   backoffCapMs: number;
   heartbeatTimeoutMs: number;
+  /** Prefix of loom's labels (`<prefix>:skip:<stage>` …); `loom` when absent. */
+  labelPrefix?: string;
 };
 
 export const DEFAULT_SETTINGS: Settings = {

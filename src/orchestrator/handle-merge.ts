@@ -1,0 +1,80 @@
+import type { OrchestratorEvent } from "./events.ts";
+import type { StageState } from "./state.ts";
+import type { StepContext } from "./step-context.ts";
+import { emit, makeStageBranch, makeStageKey, moveStage, reject } from "./step-context.ts";
+
+/**
+ * Asks the app to merge the stage branch into the merge point (the pull request's head branch).
+ * The stage is `completed` and not yet `merged` while the merge is under way.
+ */
+export function requestMerge(ctx: StepContext, stage: StageState): void {
+  const { state } = ctx;
+  const count = countMergeRequests(stage) + 1;
+  stage.notes.push({ at: ctx.at, text: `merge requested (#${count}) into ${state.pr.headRef}` });
+  emit(ctx, {
+    type: "mergeBranch",
+    key: makeStageKey(state, stage.id, stage.sessions.length, `merge:${count}`),
+    stageId: stage.id,
+    head: makeStageBranch(state, stage.id),
+    base: state.pr.headRef,
+    message: `loom: merge stage ${stage.id} (${stage.name}) of ${state.plan.id}`,
+  });
+}
+
+/** Merges asked for so far: notes are the stage's history, so this stays deterministic. */
+function countMergeRequests(stage: StageState): number {
+  return stage.notes.filter((note) => note.text.startsWith("merge requested")).length;
+}
+
+export function handleMergeFinished(
+  ctx: StepContext,
+  event: Extract<OrchestratorEvent, { type: "merge.finished" }>,
+): void {
+  const stage = ctx.state.stages[event.stageId];
+  if (!stage) {
+    reject(ctx, event.stageId, "merge.finished for an unknown stage");
+    return;
+  }
+  if (stage.status !== "completed" || stage.merged) {
+    reject(
+      ctx,
+      stage.id,
+      `merge.finished (${event.outcome}) while the stage is ${stage.status}${stage.merged ? ", merged" : ""}`,
+    );
+    return;
+  }
+  switch (event.outcome) {
+    case "merged":
+    case "nothing-to-merge":
+      stage.merged = true;
+      stage.notes.push({
+        at: ctx.at,
+        text:
+          event.outcome === "merged"
+            ? `merged into ${ctx.state.pr.headRef}${event.sha ? ` at ${event.sha.slice(0, 7)}` : ""}`
+            : "merged: nothing new to merge",
+      });
+      return;
+    case "conflict":
+      if (
+        moveStage(
+          ctx,
+          stage,
+          "merge-conflict",
+          `merge conflict with ${ctx.state.pr.headRef}: ${event.detail}; a merge session resolves it`,
+        )
+      ) {
+        stage.failures = 0;
+        stage.retryAt = null;
+      }
+      return;
+    case "error":
+      moveStage(
+        ctx,
+        stage,
+        "merge-blocked",
+        `merge refused: ${event.detail}; \`/loom retry ${stage.id}\` to try again`,
+      );
+      return;
+  }
+}

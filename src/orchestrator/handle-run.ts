@@ -1,0 +1,223 @@
+import type { OrchestratorEvent, RunOutcome } from "./events.ts";
+import type { Session, StageState } from "./state.ts";
+import type { StepContext } from "./step-context.ts";
+import { addNote, emit, endSession, findSession, makeStageKey, moveStage, reject } from "./step-context.ts";
+import { computeBackoff } from "./compute-backoff.ts";
+import { requestMerge } from "./handle-merge.ts";
+
+type RunEvent = Extract<
+  OrchestratorEvent,
+  { type: "run.dispatched" | "run.started" | "heartbeat.seen" | "run.finished" }
+>;
+
+/** The stage and session a run event is about, or null (recorded as rejected) when loom knows neither. */
+function locate(ctx: StepContext, event: RunEvent): { stage: StageState; session: Session } | null {
+  const stage = ctx.state.stages[event.stageId];
+  const session = stage ? findSession(stage, event.attempt) : undefined;
+  if (!stage || !session) {
+    reject(ctx, event.stageId, `${event.type} for unknown stage or attempt ${event.attempt}`);
+    return null;
+  }
+  return { stage, session };
+}
+
+export function handleRunDispatched(
+  ctx: StepContext,
+  event: Extract<RunEvent, { type: "run.dispatched" }>,
+): void {
+  const found = locate(ctx, event);
+  if (!found) return;
+  const { stage, session } = found;
+  session.runId = event.runId;
+  if (session.status === "cancelled" || session.status === "hung") {
+    // Given up on before the app knew the run: cancel it now that it has an id.
+    emit(ctx, {
+      type: "cancelRun",
+      key: makeStageKey(ctx.state, stage.id, session.attempt, "cancel"),
+      stageId: stage.id,
+      runId: event.runId,
+    });
+    return;
+  }
+  session.lastSeenAt = Math.max(session.lastSeenAt, event.at);
+}
+
+export function handleRunStarted(ctx: StepContext, event: Extract<RunEvent, { type: "run.started" }>): void {
+  const found = locate(ctx, event);
+  if (!found) return;
+  const { stage, session } = found;
+  session.runId = event.runId;
+  if (session.status !== "spawning") return;
+  endSession(ctx, stage.id, session, "running");
+  session.startedAt = event.at;
+  session.lastSeenAt = Math.max(session.lastSeenAt, event.at);
+}
+
+export function handleHeartbeat(
+  ctx: StepContext,
+  event: Extract<RunEvent, { type: "heartbeat.seen" }>,
+): void {
+  const found = locate(ctx, event);
+  if (!found) return;
+  const { stage, session } = found;
+  if (session.status !== "spawning" && session.status !== "running") {
+    reject(ctx, stage.id, `heartbeat for attempt ${session.attempt}, which is already ${session.status}`);
+    return;
+  }
+  if (session.status === "spawning") {
+    endSession(ctx, stage.id, session, "running");
+    session.startedAt = event.at;
+  }
+  session.lastHeartbeat = event.heartbeat;
+  session.lastSeenAt = Math.max(session.lastSeenAt, event.at);
+}
+
+/** How the session ends for each run outcome. */
+const SESSION_END: Record<RunOutcome, Session["status"]> = {
+  completed: "completed",
+  "completed-with-failures": "completed",
+  "needs-handoff": "context-exhausted",
+  crashed: "crashed",
+  hung: "hung",
+  "timed-out": "crashed",
+  cancelled: "cancelled",
+};
+
+export function handleRunFinished(
+  ctx: StepContext,
+  event: Extract<RunEvent, { type: "run.finished" }>,
+): void {
+  const found = locate(ctx, event);
+  if (!found) return;
+  const { stage, session } = found;
+  if (session.status !== "spawning" && session.status !== "running") {
+    reject(ctx, stage.id, `run.finished for attempt ${session.attempt}, which is already ${session.status}`);
+    return;
+  }
+  session.runId = event.runId;
+  session.outcome = event.outcome;
+  session.detail = event.detail;
+  endSession(ctx, stage.id, session, SESSION_END[event.outcome]);
+  if (session.kind === "merge") finishMergeSession(ctx, stage, session, event.outcome);
+  else finishStageSession(ctx, stage, session, event.outcome);
+}
+
+function finishStageSession(
+  ctx: StepContext,
+  stage: StageState,
+  session: Session,
+  outcome: RunOutcome,
+): void {
+  const detail = session.detail ?? "";
+  switch (outcome) {
+    case "completed":
+      if (moveStage(ctx, stage, "completed", `attempt ${session.attempt}: completed`))
+        requestMerge(ctx, stage);
+      return;
+    case "completed-with-failures":
+      moveStage(
+        ctx,
+        stage,
+        "completed-with-failures",
+        `attempt ${session.attempt}: acceptance failed: ${detail}`,
+      );
+      return;
+    case "needs-handoff":
+      if (
+        moveStage(
+          ctx,
+          stage,
+          "needs-handoff",
+          `attempt ${session.attempt}: context exhausted, handoff written`,
+        )
+      ) {
+        moveStage(ctx, stage, "queued", "queued: a recovery session continues from the handoff");
+      }
+      return;
+    case "crashed":
+    case "hung":
+    case "timed-out":
+      scheduleRetry(ctx, stage, `attempt ${session.attempt} ${outcome}: ${detail}`);
+      return;
+    case "cancelled":
+      moveStage(
+        ctx,
+        stage,
+        "blocked",
+        `attempt ${session.attempt}: run cancelled on GitHub; \`/loom retry\` to run again`,
+      );
+      stage.blockedBy = "command";
+      return;
+  }
+}
+
+function finishMergeSession(
+  ctx: StepContext,
+  stage: StageState,
+  session: Session,
+  outcome: RunOutcome,
+): void {
+  const detail = session.detail ?? "";
+  switch (outcome) {
+    case "completed":
+      if (
+        moveStage(ctx, stage, "completed", `attempt ${session.attempt}: merge session resolved the conflict`)
+      ) {
+        requestMerge(ctx, stage);
+      }
+      return;
+    case "needs-handoff":
+      addNote(
+        ctx,
+        stage,
+        `attempt ${session.attempt}: merge session ran out of context; another one continues`,
+      );
+      return;
+    case "completed-with-failures":
+    case "cancelled":
+      moveStage(
+        ctx,
+        stage,
+        "merge-blocked",
+        `attempt ${session.attempt}: merge session ${outcome}: ${detail}`,
+      );
+      return;
+    case "crashed":
+    case "hung":
+    case "timed-out":
+      scheduleRetry(ctx, stage, `attempt ${session.attempt} (merge) ${outcome}: ${detail}`);
+      return;
+  }
+}
+
+/**
+ * A crash, hang or timeout: wait 30 s·2^(n-1) (capped) and try again as a recovery session, or
+ * give up after `maxAttempts` failures. Stage sessions wait as `blocked` with `retryAt` set;
+ * merge sessions wait in `merge-conflict` and end in `merge-blocked`.
+ */
+export function scheduleRetry(ctx: StepContext, stage: StageState, why: string): void {
+  const { settings } = ctx.state;
+  stage.failures++;
+  const isMerge = stage.status === "merge-conflict";
+  if (stage.failures >= settings.maxAttempts) {
+    const text = `${why}; gave up after ${stage.failures} failed attempts, \`/loom retry ${stage.id}\` to try again`;
+    if (isMerge) moveStage(ctx, stage, "merge-blocked", text);
+    else if (moveStage(ctx, stage, "blocked", text)) stage.blockedBy = "retries";
+    stage.retryAt = null;
+    return;
+  }
+  if (!isMerge && !moveStage(ctx, stage, "blocked")) return;
+  const retryAt = ctx.at + computeBackoff(settings, stage.failures);
+  stage.retryAt = retryAt;
+  stage.blockedBy = null;
+  addNote(
+    ctx,
+    stage,
+    `${why}; retry ${stage.failures} of ${settings.maxAttempts - 1} in ${(retryAt - ctx.at) / 1000} s`,
+  );
+  emit(ctx, {
+    type: "setTimer",
+    key: makeStageKey(ctx.state, stage.id, stage.sessions.length, "retry"),
+    at: retryAt,
+  });
+}

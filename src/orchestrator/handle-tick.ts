@@ -1,0 +1,58 @@
+import type { StageState } from "./state.ts";
+import type { StepContext } from "./step-context.ts";
+import { addNote, emit, endSession, findActiveSession, makeStageKey, moveStage } from "./step-context.ts";
+import { scheduleRetry } from "./handle-run.ts";
+
+/**
+ * Time passed: due backoff retries go back in line, and sessions silent for longer than
+ * `heartbeatTimeoutMs` are cancelled, marked `hung` and retried as recovery sessions (they count
+ * as a failed attempt). Sessions still within their deadline get a timer for it.
+ */
+export function handleTick(ctx: StepContext): void {
+  const { state } = ctx;
+  if (state.closed) return;
+  for (const id of state.order) {
+    const stage = state.stages[id];
+    if (!stage) continue;
+    checkHeartbeat(ctx, stage);
+    if (stage.retryAt !== null && stage.retryAt <= ctx.at) releaseRetry(ctx, stage);
+  }
+}
+
+function releaseRetry(ctx: StepContext, stage: StageState): void {
+  stage.retryAt = null;
+  if (stage.removed) {
+    addNote(ctx, stage, "retry dropped: the stage was removed from the plan file");
+    return;
+  }
+  if (stage.status === "blocked") moveStage(ctx, stage, "queued", `retry ${stage.failures} due`);
+  else addNote(ctx, stage, `retry ${stage.failures} due`);
+}
+
+function checkHeartbeat(ctx: StepContext, stage: StageState): void {
+  const session = findActiveSession(stage);
+  if (!session) return;
+  const { heartbeatTimeoutMs } = ctx.state.settings;
+  const deadline = session.lastSeenAt + heartbeatTimeoutMs;
+  if (ctx.at < deadline) {
+    emit(ctx, {
+      type: "setTimer",
+      key: makeStageKey(ctx.state, stage.id, session.attempt, `watch:${deadline}`),
+      at: deadline,
+    });
+    return;
+  }
+  if (session.runId !== null) {
+    emit(ctx, {
+      type: "cancelRun",
+      key: makeStageKey(ctx.state, stage.id, session.attempt, "cancel"),
+      stageId: stage.id,
+      runId: session.runId,
+    });
+  }
+  const silent = Math.round((ctx.at - session.lastSeenAt) / 1000);
+  endSession(ctx, stage.id, session, "hung");
+  session.outcome = "hung";
+  session.detail = `no heartbeat for ${silent} s`;
+  scheduleRetry(ctx, stage, `attempt ${session.attempt} hung (no heartbeat for ${silent} s)`);
+}

@@ -1,0 +1,22 @@
+import type { PlanState } from "./state.ts";
+import { findActiveSession } from "./step-context.ts";
+
+/**
+ * When the app should next send a `tick` for this plan: the earliest due backoff retry or
+ * heartbeat deadline of a running session, or null when nothing is waiting on time.
+ */
+export function nextWakeAt(state: PlanState): number | null {
+  if (state.closed) return null;
+  let earliest: number | null = null;
+  const consider = (at: number) => {
+    if (earliest === null || at < earliest) earliest = at;
+  };
+  for (const id of state.order) {
+    const stage = state.stages[id];
+    if (!stage) continue;
+    if (stage.retryAt !== null) consider(stage.retryAt);
+    const session = findActiveSession(stage);
+    if (session) consider(session.lastSeenAt + state.settings.heartbeatTimeoutMs);
+  }
+  return earliest;
+}

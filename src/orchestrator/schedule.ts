@@ -1,0 +1,139 @@
+import { buildGraph } from "../graph/build-graph.ts";
+import type { Graph } from "../graph/build-graph.ts";
+import { isDependencySatisfied, readyStages } from "../graph/ready-stages.ts";
+import type { SessionKind } from "../stage/stage-status.ts";
+import type { PlanState, StageState } from "./state.ts";
+import type { StepContext } from "./step-context.ts";
+import {
+  addNote,
+  emit,
+  findActiveSession,
+  makeStageBranch,
+  makeStageKey,
+  moveStage,
+} from "./step-context.ts";
+
+/** The DAG of the stages the plan state holds (removed stages included, they keep their edges). */
+export function buildStateGraph(state: PlanState): Graph {
+  return buildGraph(state.order.map((id) => ({ id, dependencies: state.stages[id]?.dependencies ?? [] })));
+}
+
+/** Sessions that hold a runner now, over all stages and kinds. */
+export function countActiveSessions(state: PlanState): number {
+  return state.order.filter((id) => {
+    const stage = state.stages[id];
+    return stage !== undefined && findActiveSession(stage) !== undefined;
+  }).length;
+}
+
+/** Why nothing may be dispatched now, or null when dispatching is allowed. */
+export function findDispatchBlocker(state: PlanState): string | null {
+  if (state.closed) return "the pull request is closed";
+  if (state.hold) return "the pull request has the hold label";
+  if (!state.trusted && state.approvedSha !== state.pr.headSha) {
+    return `waiting for someone with write access to approve head ${state.pr.headSha.slice(0, 7)} (\`/loom approve\`)`;
+  }
+  return null;
+}
+
+/**
+ * Runs after every event: stages whose dependencies are all completed and merged (or skipped by a
+ * person) become queued; then, unless the plan is held, closed or unapproved, merge sessions for
+ * conflicted stages and queued stages are dispatched in plan order while fewer than
+ * `maxParallel` sessions run.
+ */
+export function schedule(ctx: StepContext): void {
+  const { state } = ctx;
+  if (state.closed) return;
+  const graph = buildStateGraph(state);
+  for (const id of readyStages(graph, state.stages)) {
+    const stage = state.stages[id];
+    if (!stage || stage.status !== "waiting-for-deps" || stage.removed) continue;
+    const skipped = stage.dependencies.filter((dep) => state.stages[dep]?.status === "skipped");
+    const why =
+      skipped.length > 0
+        ? `queued: ${skipped.join(", ")} skipped by a person, counted as done although not merged`
+        : "queued: every dependency is completed and merged";
+    moveStage(ctx, stage, "queued", why);
+  }
+  if (findDispatchBlocker(state) !== null) return;
+  let free = state.settings.maxParallel - countActiveSessions(state);
+  for (const id of state.order) {
+    if (free <= 0) return;
+    const stage = state.stages[id];
+    if (stage && needsMergeSession(stage)) {
+      dispatchSession(ctx, stage, "merge");
+      free--;
+    }
+  }
+  for (const id of state.order) {
+    if (free <= 0) return;
+    const stage = state.stages[id];
+    if (!stage || stage.status !== "queued" || stage.removed || stage.retryAt !== null) continue;
+    // Dependencies are re-checked here: a queued stage never starts ahead of them.
+    if (!stage.dependencies.every((dep) => isDependencySatisfied(state.stages[dep]))) continue;
+    dispatchSession(ctx, stage, chooseKind(stage));
+    free--;
+  }
+}
+
+function needsMergeSession(stage: StageState): boolean {
+  return (
+    stage.status === "merge-conflict" && stage.retryAt === null && findActiveSession(stage) === undefined
+  );
+}
+
+/** `stage` for a first attempt, `recovery` after a crash, hang or handoff. */
+function chooseKind(stage: StageState): SessionKind {
+  const last = stage.sessions.filter((session) => session.kind !== "merge").at(-1);
+  if (!last) return "stage";
+  const recovers = last.outcome === "needs-handoff" || last.status === "crashed" || last.status === "hung";
+  return recovers ? "recovery" : "stage";
+}
+
+/** Dispatch = create the branch (first attempt only) + dispatch the run; a `spawning` session. */
+function dispatchSession(ctx: StepContext, stage: StageState, kind: SessionKind): void {
+  const { state, at } = ctx;
+  if (kind !== "merge" && !moveStage(ctx, stage, "executing")) return;
+  const attempt = stage.sessions.length + 1;
+  const branch = makeStageBranch(state, stage.id);
+  if (kind !== "merge" && stage.attempt === 0) {
+    emit(ctx, {
+      type: "createBranch",
+      key: makeStageKey(state, stage.id, attempt, "branch"),
+      stageId: stage.id,
+      branch,
+      from: state.pr.headRef,
+    });
+  }
+  emit(ctx, {
+    type: "dispatchRun",
+    key: makeStageKey(state, stage.id, attempt, "dispatch"),
+    stageId: stage.id,
+    attempt,
+    kind,
+    branch,
+    previousRunId: stage.sessions.at(-1)?.runId ?? null,
+  });
+  const deadline = at + state.settings.heartbeatTimeoutMs;
+  emit(ctx, {
+    type: "setTimer",
+    key: makeStageKey(state, stage.id, attempt, `watch:${deadline}`),
+    at: deadline,
+  });
+  if (kind !== "merge") stage.attempt++;
+  stage.sessions.push({
+    attempt,
+    kind,
+    status: "spawning",
+    runId: null,
+    dispatchedAt: at,
+    startedAt: null,
+    finishedAt: null,
+    outcome: null,
+    lastHeartbeat: null,
+    lastSeenAt: at,
+    detail: null,
+  });
+  addNote(ctx, stage, `attempt ${attempt}: ${kind} session dispatched`);
+}

@@ -1,0 +1,107 @@
+import type { Effect } from "./effects.ts";
+import type { OrchestratorEvent } from "./events.ts";
+import type { PlanState } from "./state.ts";
+import type { StepContext } from "./step-context.ts";
+import { reject } from "./step-context.ts";
+import { applyLabels } from "./apply-labels.ts";
+import { applyPlanChange, closePlan, createPlanState, moveHead, reopenStages } from "./apply-plan.ts";
+import { handleCommand } from "./handle-command.ts";
+import { handleMergeFinished } from "./handle-merge.ts";
+import { handleHeartbeat, handleRunDispatched, handleRunFinished, handleRunStarted } from "./handle-run.ts";
+import { handleTick } from "./handle-tick.ts";
+import { schedule } from "./schedule.ts";
+import { computeSyncEffects } from "./sync-effects.ts";
+
+export type StepResult = { state: PlanState; effects: Effect[] };
+
+/** `step` was called without a plan state for an event other than `plan.opened`: a bug in the caller. */
+export class MissingPlanStateError extends Error {
+  override name = "MissingPlanStateError";
+}
+
+/**
+ * The orchestrator: one pure function from the plan's state and one event to the next state and
+ * the effects the app must carry out. The input state is never changed. Invalid moves are
+ * recorded in `state.rejected`, never thrown. `state` may be null only for `plan.opened`; any
+ * other event without a state throws `MissingPlanStateError` (the app must not route it here).
+ */
+export function step(state: PlanState | null, event: OrchestratorEvent): StepResult {
+  if (state === null && event.type !== "plan.opened") {
+    throw new MissingPlanStateError(`${event.type} for a plan loom has no state for`);
+  }
+  const draft = state === null ? null : structuredClone(state);
+  const ctx: StepContext = { state: draft ?? createPlanStateFor(event), effects: [], at: event.at };
+  let headMoved = false;
+  if (ctx.state.closed && event.type !== "plan.opened") {
+    reject(ctx, null, `${event.type} ignored: the pull request is closed`);
+  } else {
+    headMoved = apply(ctx, event, state === null);
+    schedule(ctx);
+  }
+  ctx.state.updatedAt = Math.max(ctx.state.updatedAt, event.at);
+  return { state: ctx.state, effects: [...ctx.effects, ...computeSyncEffects(state, ctx.state, headMoved)] };
+}
+
+function createPlanStateFor(event: OrchestratorEvent): PlanState {
+  if (event.type !== "plan.opened")
+    throw new MissingPlanStateError(`${event.type} for a plan loom has no state for`);
+  return createPlanState(event);
+}
+
+/** Applies one event to the draft; returns true when the pull request's head moved. */
+function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): boolean {
+  switch (event.type) {
+    case "plan.opened":
+      if (!fresh) {
+        const headMoved = ctx.state.pr.headSha !== event.pr.headSha;
+        ctx.state.closed = false;
+        ctx.state.settings = event.settings;
+        ctx.state.trusted = event.trusted;
+        moveHead(ctx, event.pr.headSha, false);
+        ctx.state.pr = { ...event.pr };
+        applyPlanChange(ctx, event.plan);
+        reopenStages(ctx);
+        applyLabels(ctx, event.labels);
+        return headMoved;
+      }
+      applyLabels(ctx, event.labels);
+      return false;
+    case "plan.changed":
+      applyPlanChange(ctx, event.plan);
+      applyLabels(ctx, ctx.state.labels);
+      return false;
+    case "plan.closed":
+      closePlan(ctx, event.merged);
+      return false;
+    case "head.moved":
+      if (event.headSha === ctx.state.pr.headSha) return false;
+      moveHead(ctx, event.headSha, event.byLoom);
+      return true;
+    case "run.dispatched":
+      handleRunDispatched(ctx, event);
+      return false;
+    case "run.started":
+      handleRunStarted(ctx, event);
+      return false;
+    case "heartbeat.seen":
+      handleHeartbeat(ctx, event);
+      return false;
+    case "run.finished":
+      handleRunFinished(ctx, event);
+      return false;
+    case "merge.finished":
+      handleMergeFinished(ctx, event);
+      return false;
+    case "command.received":
+      handleCommand(ctx, event);
+      return false;
+    case "labels.changed":
+      applyLabels(ctx, event.labels);
+      return false;
+    case "tick":
+      handleTick(ctx);
+      return false;
+  }
+}
+
+export { nextWakeAt } from "./next-wake-at.ts";

@@ -1,0 +1,18 @@
+import type { PlanState } from "./state.ts";
+import { findDispatchBlocker } from "./schedule.ts";
+
+/** A short plain-text status for a command reply: one line per stage, in plan order. */
+export function summarizeStatus(state: PlanState): string {
+  const lines = [`**${state.plan.name}** (\`${state.plan.id}\`)`];
+  const blocker = findDispatchBlocker(state);
+  if (blocker !== null) lines.push(`Not dispatching: ${blocker}.`);
+  for (const id of state.order) {
+    const stage = state.stages[id];
+    if (!stage) continue;
+    const status = stage.status === "completed" && stage.merged ? "completed, merged" : stage.status;
+    const retry = stage.retryAt !== null ? `, retry at ${new Date(stage.retryAt).toISOString()}` : "";
+    const removed = stage.removed ? " (removed from the plan)" : "";
+    lines.push(`- \`${id}\`: ${status}${retry}${removed}, attempt ${stage.attempt}`);
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,418 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { step, nextWakeAt } from "../../src/orchestrator/step.ts";
+import { KEY, Story, makePlan } from "./story.ts";
+
+const diamond = makePlan([
+  ["a", []],
+  ["b", ["a"]],
+  ["c", ["a"]],
+  ["d", ["b", "c"]],
+]);
+
+test("diamond plan, all green: each stage starts only after its dependencies are completed and merged", () => {
+  const story = new Story(diamond);
+  assert.deepEqual(story.dispatched(), ["a"]);
+  assert.deepEqual(story.of("createBranch"), [
+    {
+      type: "createBranch",
+      key: `${KEY}:a:1:branch`,
+      stageId: "a",
+      branch: "loom/PLAN-demo/a",
+      from: "feature/demo",
+    },
+  ]);
+  assert.deepEqual(story.of("dispatchRun")[0], {
+    type: "dispatchRun",
+    key: `${KEY}:a:1:dispatch`,
+    stageId: "a",
+    attempt: 1,
+    kind: "stage",
+    branch: "loom/PLAN-demo/a",
+    previousRunId: null,
+  });
+  assert.equal(story.stage("a").status, "executing");
+  assert.equal(story.stage("a").sessions[0]?.status, "spawning");
+
+  story.run("a", "completed");
+  assert.equal(story.stage("a").status, "completed");
+  assert.equal(story.stage("a").merged, false);
+  assert.deepEqual(story.of("mergeBranch"), [
+    {
+      type: "mergeBranch",
+      key: `${KEY}:a:1:merge:1`,
+      stageId: "a",
+      head: "loom/PLAN-demo/a",
+      base: "feature/demo",
+      message: "loom: merge stage a (Stage a) of PLAN-demo",
+    },
+  ]);
+  assert.deepEqual(story.dispatched(), [], "b and c wait until a is merged, not just completed");
+
+  story.merge("a");
+  assert.equal(story.stage("a").merged, true);
+  assert.deepEqual(story.dispatched(), ["b", "c"]);
+
+  story.pass("b");
+  assert.deepEqual(story.dispatched(), [], "d still waits for c");
+  assert.equal(story.stage("d").status, "waiting-for-deps");
+  story.pass("c");
+  assert.deepEqual(story.dispatched(), ["d"]);
+  story.pass("d");
+  for (const id of ["a", "b", "c", "d"]) {
+    assert.equal(story.stage(id).status, "completed");
+    assert.equal(story.stage(id).merged, true);
+  }
+  assert.deepEqual(story.state.rejected, []);
+});
+
+test("a crash retries after 30 s, a second after 60 s, then the stage succeeds as a recovery session", () => {
+  const story = new Story(makePlan([["a", []]]));
+  story.run("a", "crashed", "runner lost");
+  const crashedAt = story.at;
+  assert.equal(story.stage("a").status, "blocked");
+  assert.equal(story.stage("a").retryAt, crashedAt + 30_000);
+  assert.deepEqual(story.of("setTimer"), [
+    { type: "setTimer", key: `${KEY}:a:1:retry`, at: crashedAt + 30_000 },
+  ]);
+  assert.equal(nextWakeAt(story.state), crashedAt + 30_000);
+
+  story.send({ type: "tick" }, 10_000);
+  assert.deepEqual(story.dispatched(), [], "not before the backoff is over");
+  story.send({ type: "tick" }, 20_000);
+  assert.deepEqual(story.dispatched(), ["a"]);
+  assert.deepEqual(story.of("createBranch"), [], "the branch exists since the first attempt");
+  const second = story.of("dispatchRun")[0]!;
+  assert.equal(second.kind, "recovery");
+  assert.equal(second.attempt, 2);
+  assert.equal(second.previousRunId, story.stage("a").sessions[0]?.runId);
+
+  story.run("a", "timed-out", "job timeout");
+  assert.equal(story.stage("a").retryAt, story.at + 60_000);
+  story.send({ type: "tick" }, 60_000);
+  assert.deepEqual(story.dispatched(), ["a"]);
+  story.pass("a");
+  assert.equal(story.stage("a").status, "completed");
+  assert.equal(story.stage("a").merged, true);
+  assert.equal(story.stage("a").attempt, 3);
+});
+
+test("three crashes leave the stage blocked with no more timers, until a person retries", () => {
+  const story = new Story(makePlan([["a", []]]));
+  story.run("a", "crashed");
+  story.send({ type: "tick" }, 30_000);
+  story.run("a", "hung");
+  story.send({ type: "tick" }, 60_000);
+  story.run("a", "crashed");
+  const stage = story.stage("a");
+  assert.equal(stage.status, "blocked");
+  assert.equal(stage.blockedBy, "retries");
+  assert.equal(stage.retryAt, null);
+  assert.deepEqual(story.of("setTimer"), []);
+  assert.match(stage.notes.at(-1)?.text ?? "", /gave up after 3 failed attempts/);
+  story.send({ type: "tick" }, 3_600_000);
+  assert.deepEqual(story.dispatched(), [], "no automatic retry after the last attempt");
+
+  story.command("retry", "a");
+  assert.deepEqual(story.of("reply")[0]?.reaction, "+1");
+  assert.deepEqual(story.dispatched(), ["a"]);
+  assert.equal(story.stage("a").failures, 0);
+});
+
+test("a merge conflict gets a merge session; when it completes the merge is retried and the stage is merged", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", ["a"]],
+    ]),
+  );
+  story.run("a", "completed");
+  story.merge("a", "conflict");
+  assert.equal(story.stage("a").status, "merge-conflict");
+  const mergeRun = story.of("dispatchRun")[0]!;
+  assert.equal(mergeRun.kind, "merge");
+  assert.equal(mergeRun.stageId, "a");
+  assert.equal(mergeRun.attempt, 2);
+  assert.deepEqual(story.of("createBranch"), []);
+  assert.deepEqual(story.dispatched(), ["a"], "b does not start on a conflicted dependency");
+
+  story.run("a", "completed");
+  assert.equal(story.of("mergeBranch").length, 1);
+  assert.equal(story.of("mergeBranch")[0]?.key, `${KEY}:a:2:merge:2`);
+  story.merge("a");
+  assert.equal(story.stage("a").status, "completed");
+  assert.equal(story.stage("a").merged, true);
+  assert.equal(story.stage("a").attempt, 1, "merge sessions are not counted as attempts");
+  assert.deepEqual(story.dispatched(), ["b"]);
+});
+
+test("a merge refused for another reason is merge-blocked until a person retries it", () => {
+  const story = new Story(makePlan([["a", []]]));
+  story.run("a", "completed");
+  story.merge("a", "error");
+  assert.equal(story.stage("a").status, "merge-blocked");
+  story.command("retry", "a");
+  assert.equal(story.of("mergeBranch").length, 1);
+  story.merge("a");
+  assert.equal(story.stage("a").merged, true);
+});
+
+test("a skip label on a middle stage lets the next stage start, and its notes say a person skipped it", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", ["a"]],
+      ["c", ["b"]],
+    ]),
+  );
+  story.pass("a");
+  assert.deepEqual(story.dispatched(), ["b"]);
+  const runId = 4242;
+  story.send({ type: "run.dispatched", stageId: "b", attempt: 1, runId });
+  story.send({ type: "labels.changed", labels: ["loom:skip:b", "bug"] });
+  assert.deepEqual(story.of("cancelRun"), [
+    { type: "cancelRun", key: `${KEY}:b:1:cancel`, stageId: "b", runId },
+  ]);
+  assert.equal(story.stage("b").status, "skipped");
+  assert.equal(story.stage("b").skippedBy, "label");
+  assert.deepEqual(story.dispatched(), ["c"]);
+  assert.match(
+    story
+      .stage("c")
+      .notes.map((n) => n.text)
+      .join("\n"),
+    /b skipped by a person/,
+  );
+  // Removing the label does not bring a skipped stage back.
+  story.send({ type: "labels.changed", labels: [] });
+  assert.equal(story.stage("b").status, "skipped");
+});
+
+test("hold stops every dispatch; releasing it starts what was queued", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", []],
+    ]),
+    { labels: ["loom:hold"] },
+  );
+  assert.deepEqual(story.dispatched(), []);
+  assert.equal(story.state.hold, true);
+  assert.equal(story.stage("a").status, "queued");
+  story.send({ type: "labels.changed", labels: ["loom:hold", "wip"] });
+  assert.deepEqual(story.dispatched(), []);
+  story.send({ type: "labels.changed", labels: ["wip"] });
+  assert.deepEqual(story.dispatched(), ["a", "b"]);
+});
+
+test("no more than maxParallel sessions run at once; a finished one makes room", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", []],
+      ["c", []],
+    ]),
+    { settings: { maxParallel: 2 } },
+  );
+  assert.deepEqual(story.dispatched(), ["a", "b"]);
+  story.run("a", "completed");
+  assert.deepEqual(story.dispatched(), ["c"]);
+});
+
+test("a block label stops a stage and removing it releases the stage", () => {
+  const story = new Story(makePlan([["a", []]]));
+  story.send({ type: "labels.changed", labels: ["loom:block:a"] });
+  assert.equal(story.stage("a").status, "blocked");
+  assert.equal(story.stage("a").blockedBy, "label");
+  assert.equal(story.stage("a").sessions[0]?.status, "cancelled");
+  story.command("unblock", "a");
+  assert.equal(story.of("reply")[0]?.reaction, "-1", "a label block is lifted by removing the label");
+  story.send({ type: "labels.changed", labels: [] });
+  assert.equal(story.stage("a").status, "executing");
+  assert.deepEqual(story.dispatched(), ["a"]);
+});
+
+test("acceptance failures are not retried automatically; a person's retry runs the stage again", () => {
+  const story = new Story(makePlan([["a", []]]));
+  story.run("a", "completed-with-failures", "cargo test failed");
+  assert.equal(story.stage("a").status, "completed-with-failures");
+  story.send({ type: "tick" }, 600_000);
+  assert.deepEqual(story.dispatched(), []);
+  assert.equal(nextWakeAt(story.state), null);
+  story.command("retry", "a");
+  assert.deepEqual(story.dispatched(), ["a"]);
+  assert.equal(story.of("dispatchRun")[0]?.kind, "stage");
+});
+
+test("a handoff dispatches a recovery session at once, handing over the previous run", () => {
+  const story = new Story(makePlan([["a", []]]));
+  story.run("a", "needs-handoff", "context at 92%");
+  assert.equal(story.stage("a").status, "executing");
+  const recovery = story.of("dispatchRun")[0]!;
+  assert.equal(recovery.kind, "recovery");
+  assert.equal(recovery.previousRunId, story.stage("a").sessions[0]?.runId);
+  assert.equal(story.stage("a").failures, 0, "a handoff is not a failure");
+});
+
+test("a silent session is cancelled as hung after the heartbeat timeout and retried", () => {
+  const story = new Story(makePlan([["a", []]]), { settings: { heartbeatTimeoutMs: 300_000 } });
+  story.send({ type: "run.dispatched", stageId: "a", attempt: 1, runId: 77 });
+  const heartbeat = {
+    timestamp: 0,
+    contextPercent: 10,
+    lastTool: "Edit",
+    activity: null,
+    turns: 3,
+    costUsd: 0.1,
+  };
+  story.send({ type: "heartbeat.seen", stageId: "a", attempt: 1, heartbeat }, 60_000);
+  assert.equal(story.stage("a").sessions[0]?.status, "running");
+  assert.equal(nextWakeAt(story.state), story.at + 300_000);
+  story.send({ type: "tick" }, 200_000);
+  assert.deepEqual(story.of("cancelRun"), []);
+  story.send({ type: "tick" }, 100_000);
+  assert.deepEqual(story.of("cancelRun"), [
+    { type: "cancelRun", key: `${KEY}:a:1:cancel`, stageId: "a", runId: 77 },
+  ]);
+  assert.equal(story.stage("a").sessions[0]?.status, "hung");
+  assert.equal(story.stage("a").retryAt, story.at + 30_000);
+  // The cancelled run reports back later: recorded, nothing changes.
+  story.send({ type: "run.finished", stageId: "a", attempt: 1, runId: 77, outcome: "cancelled", detail: "" });
+  assert.equal(story.stage("a").status, "blocked");
+  assert.match(story.state.rejected.at(-1)?.reason ?? "", /already hung/);
+});
+
+test("an untrusted plan waits for an approval of the current head; a new push needs a new one", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", ["a"]],
+    ]),
+    { trusted: false },
+  );
+  assert.deepEqual(story.dispatched(), []);
+  story.command("approve", undefined, "0ld0000000000000000000000000000000000000");
+  assert.equal(story.of("reply")[0]?.reaction, "-1");
+  assert.deepEqual(story.dispatched(), []);
+  story.command("approve", undefined, story.state.pr.headSha);
+  assert.deepEqual(story.dispatched(), ["a"]);
+  story.run("a", "completed");
+  story.merge("a");
+  story.send({ type: "head.moved", headSha: "merge000000000000000000000000000000000001", byLoom: true });
+  assert.equal(
+    story.state.approvedSha,
+    "merge000000000000000000000000000000000001",
+    "loom's own merge keeps the approval",
+  );
+  story.send({ type: "head.moved", headSha: "push0000000000000000000000000000000000002", byLoom: false });
+  assert.equal(story.state.approvedSha, null);
+  assert.equal(story.of("syncCheckRun").length, 3, "every check run is re-created on the new head");
+});
+
+test("commands on unknown stages, and help and status, get replies; running stages refuse retry", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", ["a"]],
+    ]),
+  );
+  story.command("retry", "nope");
+  const unknown = story.of("reply")[0]!;
+  assert.equal(unknown.reaction, "-1");
+  assert.match(unknown.body ?? "", /no stage `nope`/);
+  assert.match(unknown.body ?? "", /`a`, `b`/);
+  assert.equal(unknown.key, `${KEY}:@reply:comment-42:retry:nope`);
+  story.command("retry", "a");
+  assert.match(story.of("reply")[0]?.body ?? "", /is running/);
+  story.command("skip");
+  assert.match(story.of("reply")[0]?.body ?? "", /needs a stage id/);
+  story.command("status");
+  assert.match(story.of("reply")[0]?.body ?? "", /`a`: executing/);
+  assert.equal(story.of("syncStatusComment").length, 1);
+  story.command("help");
+  assert.match(story.of("reply")[0]?.body ?? "", /\/loom retry/);
+  story.command("cancel", "a");
+  assert.equal(story.stage("a").status, "blocked");
+  assert.equal(story.stage("a").blockedBy, "command");
+  story.command("skip", "a");
+  assert.equal(story.stage("a").status, "skipped");
+  assert.equal(story.stage("a").skippedBy, "command");
+  assert.deepEqual(story.dispatched(), ["b"]);
+});
+
+test("a changed plan adds new stages, drops unstarted removed ones and keeps the history of started ones", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", ["a"]],
+      ["c", []],
+    ]),
+    { settings: { maxParallel: 1 } },
+  );
+  assert.deepEqual(story.dispatched(), ["a"]);
+  story.send({
+    type: "plan.changed",
+    plan: makePlan(
+      [
+        ["b", []],
+        ["d", []],
+      ],
+      "c0ffee0000000000000000000000000000000000",
+    ),
+  });
+  assert.equal(story.stage("a").removed, true);
+  assert.equal(story.stage("a").status, "executing", "a running stage keeps running");
+  assert.equal(story.state.stages["c"], undefined);
+  assert.deepEqual(story.state.order, ["b", "d", "a"]);
+  story.run("a", "completed");
+  assert.deepEqual(story.dispatched(), ["b"]);
+  assert.equal(story.of("dispatchRun")[0]?.key, "c0ffee000000:b:1:dispatch", "keys follow the new plan blob");
+});
+
+test("closing the pull request cancels running runs and ignores later events", () => {
+  const story = new Story(makePlan([["a", []]]));
+  story.send({ type: "run.dispatched", stageId: "a", attempt: 1, runId: 9 });
+  story.send({ type: "plan.closed", merged: false });
+  assert.deepEqual(
+    story.of("cancelRun").map((e) => e.runId),
+    [9],
+  );
+  assert.equal(story.state.closed, true);
+  story.send({ type: "tick" }, 1_000_000);
+  assert.deepEqual(story.dispatched(), []);
+  assert.equal(nextWakeAt(story.state), null);
+});
+
+test("out-of-place events are recorded in rejected, never thrown, and change nothing", () => {
+  const story = new Story(makePlan([["a", []]]));
+  const before = story.stage("a");
+  story.merge("a");
+  story.send({ type: "run.finished", stageId: "a", attempt: 9, runId: 1, outcome: "completed", detail: "" });
+  story.send({ type: "run.started", stageId: "ghost", attempt: 1, runId: 1 });
+  assert.deepEqual(story.stage("a").status, before.status);
+  assert.equal(story.stage("a").merged, false);
+  assert.equal(story.state.rejected.length, 3);
+});
+
+test("step never changes the state it is given", () => {
+  const story = new Story(diamond);
+  const frozen = structuredClone(story.state);
+  deepFreeze(story.state);
+  const result = step(story.state, {
+    type: "run.finished",
+    at: story.at + 1,
+    stageId: "a",
+    attempt: 1,
+    runId: 5,
+    outcome: "completed",
+    detail: "",
+  });
+  assert.deepEqual(story.state, frozen);
+  assert.equal(result.state.stages["a"]?.status, "completed");
+});
+
+function deepFreeze(value: unknown): void {
+  if (typeof value !== "object" || value === null) return;
+  Object.freeze(value);
+  for (const inner of Object.values(value)) deepFreeze(inner);
+}
