@@ -20,6 +20,8 @@ import { createYamlLocator } from "./yaml-locator.ts";
 import type { YamlLocator } from "./yaml-locator.ts";
 
 const FILE_START = { line: 1, column: 1 } as const;
+/** Flow collections (`[`, `{`) nested deeper than this are refused before parsing (stack safety). */
+const MAX_FLOW_DEPTH = 200;
 
 /**
  * Reads a plan file (`path` is only used for the plan id: its file stem) and checks everything
@@ -88,6 +90,11 @@ function parseYaml(yaml: string, yamlOffset: number, lines: LineIndex, report: D
     report.error("the loom METADATA yaml block is empty", at(0));
     return null;
   }
+  const tooDeep = findExcessiveNesting(yaml, MAX_FLOW_DEPTH);
+  if (tooDeep !== -1) {
+    report.error(`the METADATA yaml nests brackets more than ${MAX_FLOW_DEPTH} levels deep`, at(tooDeep));
+    return null;
+  }
   let doc: Document;
   try {
     doc = parseDocument(yaml, { prettyErrors: false, uniqueKeys: true });
@@ -119,6 +126,21 @@ function resolveYaml(doc: Document, at: YamlLocator, report: Diagnostics): unkno
     }
     throw error;
   }
+}
+
+/**
+ * Offset where `[`/`{` nesting first passes `limit`, or -1. Counts every bracket, quoted or not:
+ * a plan that legitimately opens 200 brackets in a row does not exist, a stack-overflow attack does.
+ */
+function findExcessiveNesting(yaml: string, limit: number): number {
+  let depth = 0;
+  for (let i = 0; i < yaml.length; i++) {
+    const char = yaml[i];
+    if (char === "[" || char === "{") {
+      if (++depth > limit) return i;
+    } else if ((char === "]" || char === "}") && depth > 0) depth--;
+  }
+  return -1;
 }
 
 /** UTF-8 length of `text`, counting no further than just past `limit`. */
