@@ -1,0 +1,289 @@
+import { spawn } from "node:child_process";
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { Heartbeat } from "../../../src/artifacts/heartbeat.ts";
+import { buildHandoff } from "./build-handoff.ts";
+import { buildClaudeArgs, buildHookEnv, type EffortLevel, type SessionFiles } from "./claude-args.ts";
+import { buildHookSettings, type HookPrograms } from "./hook-settings.ts";
+import { killProcessGroup } from "./kill-process-group.ts";
+import {
+  computeContextPercent,
+  EMPTY_OBSERVATION,
+  observeStream,
+  sumTokens,
+  type StreamObservation,
+} from "./observe-stream.ts";
+import { decideOutcome, toHandoffReason, type SessionOutcome, type StopCause } from "./session-outcome.ts";
+import { parseStreamLine } from "./stream-message.ts";
+
+export type RunSessionOptions = {
+  prompt: string;
+  cwd: string;
+  claudePath: string;
+  /** Environment of the session (model key, PATH, HOME …); loom adds its `LOOM_*` variables. */
+  env: Readonly<Record<string, string | undefined>>;
+  stageId: string;
+  attempt: number;
+  /** A fresh directory for this session's files: hook heartbeat, handoff notes, hook state. */
+  stateDir: string;
+  /** Where the raw stream-json lines go. */
+  transcriptPath: string;
+  /** loom's hook programs; null runs the session without hooks. */
+  hooks: HookPrograms | null;
+  allowedTools: readonly string[];
+  model?: string;
+  effort?: EffortLevel;
+  maxBudgetUsd?: number;
+  maxTurns?: number;
+  appendSystemPrompt?: string;
+  assignmentFile?: string;
+  learningsFile?: string;
+  stopMaxBlocks?: number;
+  /** Stop with a handoff once the context reaches this share of the window (default 65). */
+  contextBudgetPercent?: number;
+  /** Context window in tokens until the result tells (default: 1,000,000 for `[1m]` models, else 200,000). */
+  contextWindow?: number;
+  /** No stream output for this long → kill the process group, `hung` (default 15 min). */
+  silenceTimeoutMs?: number;
+  /** Periodic heartbeat (default 60 s). */
+  heartbeatIntervalMs?: number;
+  /** Tool uses publish a heartbeat too, at most this often (default 15 s). */
+  toolHeartbeatGapMs?: number;
+  /** After the result line, how long the process may take to exit before it is killed (default 10 s). */
+  exitGraceMs?: number;
+  /** Between SIGTERM and SIGKILL when loom ends a session (default 3 s). */
+  killGraceMs?: number;
+  /** Called with each heartbeat (the caller uploads it); errors are logged, never fatal. */
+  publishHeartbeat?: (heartbeat: Heartbeat) => Promise<void> | void;
+  log?: (message: string, data?: Record<string, unknown>) => void;
+  now?: () => Date;
+};
+
+const STDERR_TAIL_CHARS = 8000;
+
+function readHookHeartbeat(path: string): Heartbeat | null {
+  if (!existsSync(path)) return null;
+  try {
+    const parsed = Heartbeat.safeParse(JSON.parse(readFileSync(path, "utf8")));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null; // replaced mid-read or torn: the next heartbeat reads it again
+  }
+}
+
+/** Runs one headless Claude Code session to its end and says how it ended. Never throws for a bad session. */
+export async function runSession(options: RunSessionOptions): Promise<SessionOutcome> {
+  const now = options.now ?? (() => new Date());
+  const log = options.log ?? (() => undefined);
+  const started = now().getTime();
+  const budget = options.contextBudgetPercent ?? 65;
+  const files: SessionFiles = {
+    heartbeatFile: join(options.stateDir, "heartbeat.json"),
+    handoffNotesFile: join(options.stateDir, "handoff-notes.md"),
+    hookStateDir: join(options.stateDir, "hook-state"),
+  };
+  for (const path of [files.heartbeatFile, files.handoffNotesFile, files.hookStateDir])
+    rmSync(path, { recursive: true, force: true });
+  mkdirSync(files.hookStateDir, { recursive: true });
+  mkdirSync(dirname(options.transcriptPath), { recursive: true });
+
+  const args = buildClaudeArgs({
+    ...options,
+    settings: options.hooks === null ? {} : buildHookSettings(options.hooks),
+  });
+  const env = { ...options.env, ...buildHookEnv({ ...files, ...options }) };
+  const child = spawn(options.claudePath, args, {
+    cwd: options.cwd,
+    env,
+    detached: true,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const pgid = child.pid;
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal }));
+    child.once("error", (error) => {
+      log("could not start Claude Code", { error: String(error) });
+      resolve({ code: null, signal: null });
+    });
+  });
+  child.stdin.on("error", (error) => log("stdin of Claude Code closed early", { error: String(error) }));
+  child.stdin.end(options.prompt);
+  let stderrTail = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderrTail = (stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
+  });
+  const transcript = createWriteStream(options.transcriptPath);
+
+  let observation: StreamObservation = EMPTY_OBSERVATION;
+  let cause: StopCause | null = null;
+  let lastOutputAt = now().getTime();
+  let lastHeartbeat: Heartbeat | null = null;
+  let lastToolHeartbeatAt = 0;
+  const publishing: Promise<void>[] = [];
+  const contextPercent = (): number => computeContextPercent(observation, options.contextWindow);
+
+  const makeHeartbeat = (): Heartbeat => {
+    const hook = readHookHeartbeat(files.heartbeatFile);
+    // The hook sees tools that finished; the stream sees tools as they start.
+    const hookSaw = hook !== null && hook.session_id === observation.sessionId;
+    return {
+      stage_id: options.stageId,
+      session_id: observation.sessionId,
+      attempt: options.attempt,
+      timestamp: now().toISOString(),
+      context_percent: contextPercent(),
+      last_tool: hookSaw ? hook.last_tool : observation.lastTool,
+      activity: observation.activity ?? (hookSaw ? hook.activity : null),
+      turns: observation.result?.num_turns ?? observation.turns,
+      cost_usd: observation.result?.total_cost_usd ?? 0,
+      tokens: sumTokens(observation),
+    };
+  };
+  const publish = (): void => {
+    const heartbeat = makeHeartbeat();
+    lastHeartbeat = heartbeat;
+    if (options.publishHeartbeat === undefined) return;
+    const publishHeartbeat = options.publishHeartbeat;
+    publishing.push(
+      (async () => {
+        try {
+          await publishHeartbeat(heartbeat);
+        } catch (error) {
+          log("publishing a heartbeat failed", { error: String(error) });
+        }
+      })(),
+    );
+  };
+
+  const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
+  let stopReading: () => void = () => undefined;
+  const readingDone = new Promise<void>((resolve) => {
+    stopReading = resolve;
+    lines.once("close", resolve);
+  });
+  const endSession = (why: StopCause): void => {
+    if (cause !== null) return;
+    cause = why;
+    log("ending the session", { why });
+    if (pgid !== undefined) killProcessGroup(pgid, "SIGTERM");
+    const timer = setTimeout(() => {
+      if (pgid !== undefined) killProcessGroup(pgid, "SIGKILL");
+    }, options.killGraceMs ?? 3000);
+    timer.unref();
+    stopReading();
+  };
+
+  lines.on("line", (text) => {
+    if (cause !== null || observation.result !== null) return;
+    transcript.write(`${text}\n`);
+    lastOutputAt = now().getTime();
+    const event = parseStreamLine(text);
+    if (event.type === "invalid") log("unreadable stream line", { reason: event.reason });
+    const before = observation;
+    observation = observeStream(observation, event);
+    if (event.type === "result") {
+      stopReading();
+      return;
+    }
+    if (before.sessionId === "" && observation.sessionId !== "") publish();
+    if (
+      observation.toolUses > before.toolUses &&
+      now().getTime() - lastToolHeartbeatAt >= (options.toolHeartbeatGapMs ?? 15_000)
+    ) {
+      lastToolHeartbeatAt = now().getTime();
+      publish();
+    }
+    const percent = contextPercent();
+    if (event.type === "assistant" && percent >= budget) endSession({ kind: "context-budget", percent });
+  });
+
+  const heartbeatTimer = setInterval(publish, options.heartbeatIntervalMs ?? 60_000);
+  const silenceTimeout = options.silenceTimeoutMs ?? 15 * 60_000;
+  const watchdog = setInterval(
+    () => {
+      const silentForMs = now().getTime() - lastOutputAt;
+      if (silentForMs >= silenceTimeout) endSession({ kind: "silence", silentForMs });
+    },
+    Math.max(50, Math.min(1000, silenceTimeout / 4)),
+  );
+
+  // A grandchild can hold stdout open after Claude Code exits: do not wait for it long.
+  const afterExit = exited.then(() =>
+    Promise.race([readingDone, new Promise((resolve) => setTimeout(resolve, 2000).unref())]),
+  );
+  await Promise.race([readingDone, afterExit]);
+  clearInterval(watchdog);
+  lines.close();
+  const exitGrace = setTimeout(() => {
+    if (pgid !== undefined) killProcessGroup(pgid, "SIGKILL");
+  }, options.exitGraceMs ?? 10_000);
+  const exit = await exited;
+  clearTimeout(exitGrace);
+  clearInterval(heartbeatTimer);
+  // Whatever the session left running in its group (background shells) ends with it.
+  if (pgid !== undefined) killProcessGroup(pgid, "SIGKILL");
+  await new Promise<void>((resolve) => transcript.end(resolve));
+
+  publish();
+  await Promise.all(publishing);
+  return finishOutcome({
+    options,
+    files,
+    observation,
+    cause: cause ?? { kind: "stream-ended" },
+    exit,
+    stderrTail,
+    lastHeartbeat,
+    started,
+    now,
+  });
+}
+
+type FinishInput = {
+  options: RunSessionOptions;
+  files: SessionFiles;
+  observation: StreamObservation;
+  cause: StopCause;
+  exit: { code: number | null; signal: string | null };
+  stderrTail: string;
+  lastHeartbeat: Heartbeat | null;
+  started: number;
+  now: () => Date;
+};
+
+function finishOutcome(input: FinishInput): SessionOutcome {
+  const { options, observation: o, now } = input;
+  const decision = decideOutcome(input.cause, o, input.exit, input.stderrTail);
+  const contextPercent = computeContextPercent(o, options.contextWindow);
+  const base = {
+    sessionId: o.sessionId,
+    turns: o.result?.num_turns ?? o.turns,
+    tokens: sumTokens(o),
+    costUsd: o.result?.total_cost_usd ?? 0,
+    contextPercent,
+    lastHeartbeat: input.lastHeartbeat,
+    permissionDenials: o.result?.permission_denials ?? [],
+    resultText: o.result?.result ?? null,
+    transcriptPath: options.transcriptPath,
+    deviations: o.deviations,
+    durationMs: now().getTime() - input.started,
+    exit: input.exit,
+    stderrTail: input.stderrTail,
+    reason: decision.reason,
+  };
+  if (decision.status === "completed") return { ...base, status: "completed" };
+  const notesPath = input.files.handoffNotesFile;
+  const handoff = buildHandoff({
+    observation: o,
+    reason: toHandoffReason(decision.status),
+    stageId: options.stageId,
+    attempt: options.attempt,
+    createdAt: now().toISOString(),
+    contextPercent,
+    hookNotes: existsSync(notesPath) ? readFileSync(notesPath, "utf8") : null,
+    lastHeartbeat: input.lastHeartbeat,
+    cwd: options.cwd,
+  });
+  return { ...base, status: decision.status, handoff };
+}
