@@ -3,10 +3,11 @@ import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { SQLInputValue } from "node:sqlite";
 import { sqliteMigrations } from "./schema-sqlite.ts";
+import { commitSqlitePlan, runImmediate } from "./sqlite-commit-plan.ts";
 import { claimSqliteDeliveries, claimSqliteEffects, claimSqliteTimers } from "./sqlite-claims.ts";
 import type { Row } from "./store-rows.ts";
 import { formatPullKey, readEffectRecord, readPlanRecord, writeJson } from "./store-rows.ts";
-import type { CommitPlanInput, CommitPlanResult, PlanKey, Store } from "./store.ts";
+import type { Store } from "./store.ts";
 import { formatPlanKey } from "./store.ts";
 
 export type SqliteStoreOptions = {
@@ -162,62 +163,4 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       return Promise.resolve(changes === 1);
     },
   };
-}
-
-/** Runs `work` in `BEGIN IMMEDIATE … COMMIT` (the write lock is taken up front), rolling back on throw. */
-export function runImmediate<T>(db: DatabaseSync, work: () => T): T {
-  db.exec("BEGIN IMMEDIATE");
-  try {
-    const result = work();
-    db.exec("COMMIT");
-    return result;
-  } catch (error) {
-    if (db.isTransaction) db.exec("ROLLBACK");
-    throw error;
-  }
-}
-
-function commitSqlitePlan(db: DatabaseSync, key: PlanKey, input: CommitPlanInput): CommitPlanResult {
-  const planKey = formatPlanKey(key);
-  const now = input.now ?? Date.now();
-  const state = writeJson(input.state);
-  const active = input.active ? 1 : 0;
-  const written =
-    input.expectedVersion === 0
-      ? db
-          .prepare(
-            `INSERT INTO loom_plans (plan_key, pull_key, installation_id, owner, repo, pr, plan_path, state, active, version, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT (plan_key) DO NOTHING`,
-          )
-          .run(
-            planKey,
-            formatPullKey(key.owner, key.repo, key.pr),
-            key.installationId,
-            key.owner,
-            key.repo,
-            key.pr,
-            key.planPath,
-            state,
-            active,
-            now,
-          )
-      : db
-          .prepare(
-            `UPDATE loom_plans SET state = ?, active = ?, version = version + 1, updated_at = ?, installation_id = ?
-             WHERE plan_key = ? AND version = ?`,
-          )
-          .run(state, active, now, key.installationId, planKey, input.expectedVersion);
-  if (Number(written.changes) !== 1) return { ok: false, reason: "conflict" };
-  const enqueue = db.prepare(
-    "INSERT INTO loom_outbox (key, plan_key, effect, enqueued_at) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
-  );
-  for (const e of input.effects) enqueue.run(e.key, planKey, writeJson(e.effect), now);
-  const upsertTimer = db.prepare(
-    `INSERT INTO loom_timers (plan_key, key, at) VALUES (?, ?, ?)
-     ON CONFLICT (plan_key, key) DO UPDATE SET at = excluded.at, lease_owner = NULL, lease_until = 0`,
-  );
-  for (const t of input.timers) upsertTimer.run(planKey, t.key, t.at);
-  const cancel = db.prepare("DELETE FROM loom_timers WHERE plan_key = ? AND key = ?");
-  for (const k of input.cancelTimers ?? []) cancel.run(planKey, k);
-  return { ok: true, version: input.expectedVersion + 1 };
 }

@@ -1,0 +1,195 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { TestContext } from "node:test";
+import type { Store } from "../../app/store/store.ts";
+import { planKey } from "./plan-key-fixture.ts";
+
+/** The transactional outbox: part of `describeStoreContract`. */
+export function describeOutboxContract(open: (t: TestContext) => Promise<Store>): void {
+  describe("outbox", () => {
+    it("enqueues effects with the state, and a conflicting commit enqueues nothing and sets no timer", async (t) => {
+      const store = await open(t);
+      await store.commitPlan(planKey(1), {
+        expectedVersion: 0,
+        state: 1,
+        active: true,
+        effects: [{ key: "a", effect: { kind: "createBranch" } }],
+        timers: [],
+      });
+      const lost = await store.commitPlan(planKey(1), {
+        expectedVersion: 0,
+        state: 2,
+        active: true,
+        effects: [{ key: "lost", effect: 1 }],
+        timers: [{ key: "lost-timer", at: 0 }],
+      });
+      assert.deepEqual(lost, { ok: false, reason: "conflict" });
+      assert.equal(await store.getEffect("lost"), null);
+      assert.deepEqual(await store.claimDueTimers("w", 1000, 10, 1000), []);
+      const claimed = await store.claimEffects("w", 10, 1000, 0);
+      assert.deepEqual(
+        claimed.map((e) => [e.key, e.effect, e.attempts, e.planKey]),
+        [["a", { kind: "createBranch" }, 1, planKey(1)]],
+      );
+    });
+
+    it("never enqueues an effect key twice, within one commit or across commits, even after it is done", async (t) => {
+      const store = await open(t);
+      await store.commitPlan(planKey(1), {
+        expectedVersion: 0,
+        state: 1,
+        active: true,
+        effects: [
+          { key: "k", effect: "first" },
+          { key: "k", effect: "dup" },
+        ],
+        timers: [],
+      });
+      assert.deepEqual(
+        (await store.claimEffects("w", 10, 1000, 0)).map((e) => e.effect),
+        ["first"],
+      );
+      assert.equal(await store.completeEffect("k", { id: 5 }, 1), true);
+      await store.commitPlan(planKey(1), {
+        expectedVersion: 1,
+        state: 2,
+        active: true,
+        effects: [{ key: "k", effect: "again" }],
+        timers: [],
+      });
+      await store.commitPlan(planKey(2), {
+        expectedVersion: 0,
+        state: 2,
+        active: true,
+        effects: [{ key: "k", effect: "other plan" }],
+        timers: [],
+      });
+      assert.deepEqual(await store.claimEffects("w", 10, 1000, 2), []);
+      const record = await store.getEffect("k");
+      assert.equal(record?.status, "done");
+      assert.equal(record?.effect, "first");
+      assert.deepEqual(record?.result, { id: 5 });
+      assert.equal((await store.getPlan(planKey(1)))?.version, 2);
+    });
+
+    it("hides a claimed effect from other claimers until its lease expires, then hands it out again", async (t) => {
+      const store = await open(t);
+      await store.commitPlan(planKey(1), {
+        expectedVersion: 0,
+        state: 1,
+        active: true,
+        effects: [{ key: "a", effect: 1 }],
+        timers: [],
+      });
+      const [first] = await store.claimEffects("one", 10, 1000, 100);
+      assert.equal(first?.leaseUntil, 1100);
+      assert.deepEqual(await store.claimEffects("two", 10, 1000, 1099), []);
+      const again = await store.claimEffects("two", 10, 1000, 1100);
+      assert.deepEqual(
+        again.map((e) => [e.key, e.attempts]),
+        [["a", 2]],
+      );
+    });
+
+    it("runs one plan's effects one at a time in enqueue order while other plans proceed", async (t) => {
+      const store = await open(t);
+      const effects = ["createBranch", "dispatchRun", "upsertCheckRun"].map((kind, i) => ({
+        key: `a${i}`,
+        effect: kind,
+      }));
+      await store.commitPlan(planKey(1), {
+        expectedVersion: 0,
+        state: 1,
+        active: true,
+        effects: effects.slice(0, 2),
+        timers: [],
+      });
+      await store.commitPlan(planKey(2), {
+        expectedVersion: 0,
+        state: 1,
+        active: true,
+        effects: [{ key: "b0", effect: "x" }],
+        timers: [],
+      });
+      await store.commitPlan(planKey(1), {
+        expectedVersion: 1,
+        state: 2,
+        active: true,
+        effects: effects.slice(2),
+        timers: [],
+      });
+      assert.deepEqual(
+        (await store.claimEffects("w", 10, 1000, 0)).map((e) => e.key),
+        ["a0", "b0"],
+      );
+      assert.deepEqual(await store.claimEffects("w", 10, 1000, 0), []);
+      await store.completeEffect("a0", null, 1);
+      assert.deepEqual(
+        (await store.claimEffects("w", 10, 1000, 1)).map((e) => e.key),
+        ["a1"],
+      );
+      await store.completeEffect("a1", null, 2);
+      assert.deepEqual(
+        (await store.claimEffects("w", 10, 1000, 2)).map((e) => e.key),
+        ["a2"],
+      );
+    });
+
+    it("holds a failed effect, and its plan's later effects, until its retry time; a dead one lets them run", async (t) => {
+      const store = await open(t);
+      await store.commitPlan(planKey(1), {
+        expectedVersion: 0,
+        state: 1,
+        active: true,
+        effects: [
+          { key: "a0", effect: 0 },
+          { key: "a1", effect: 1 },
+        ],
+        timers: [],
+      });
+      await store.claimEffects("w", 10, 1000, 0);
+      assert.equal(await store.failEffect("a0", "HTTP 502", 500), true);
+      assert.deepEqual(await store.claimEffects("w", 10, 1000, 499), []);
+      const retried = await store.claimEffects("w", 10, 1000, 500);
+      assert.deepEqual(
+        retried.map((e) => [e.key, e.attempts, e.lastError]),
+        [["a0", 2, "HTTP 502"]],
+      );
+      assert.equal(await store.failEffect("a0", "HTTP 422", null), true);
+      assert.equal((await store.getEffect("a0"))?.status, "dead");
+      assert.deepEqual(
+        (await store.claimEffects("w", 10, 1000, 501)).map((e) => e.key),
+        ["a1"],
+      );
+      assert.equal(await store.completeEffect("a0", "late", 502), false);
+    });
+
+    it("records the result for look-before-create and reports a second completion", async (t) => {
+      const store = await open(t);
+      assert.equal(await store.getEffect("nope"), null);
+      await store.commitPlan(planKey(1), {
+        expectedVersion: 0,
+        state: 1,
+        active: true,
+        effects: [{ key: "a", effect: { run: 1 } }],
+        timers: [],
+        now: 9,
+      });
+      assert.equal((await store.getEffect("a"))?.status, "pending");
+      await store.claimEffects("w", 10, 1000, 10);
+      assert.equal(await store.completeEffect("a", { runId: 42 }, 11), true);
+      assert.equal(await store.completeEffect("a", { runId: 43 }, 12), false);
+      assert.deepEqual(await store.getEffect("a"), {
+        key: "a",
+        planKey: planKey(1),
+        effect: { run: 1 },
+        status: "done",
+        attempts: 1,
+        result: { runId: 42 },
+        lastError: null,
+        enqueuedAt: 9,
+        completedAt: 11,
+      });
+    });
+  });
+}
