@@ -16,12 +16,12 @@ export class GitError extends Error {
 
 const MAX_BUFFER = 256 * 1024 * 1024;
 
-/** Run git in `cwd` with an argument list (no shell); never prompts for credentials. */
+/** Run git in `cwd` with an argument list (no shell), hooks off; never prompts for credentials. */
 export function runGit(cwd: string, args: readonly string[]): Promise<GitOutput> {
   return new Promise((resolve, reject) => {
     execFile(
       "git",
-      ["-c", "core.quotePath=false", ...args],
+      ["-c", "core.quotePath=false", "-c", "core.hooksPath=/dev/null", ...args],
       {
         cwd,
         maxBuffer: MAX_BUFFER,
