@@ -52,7 +52,7 @@ function renderFacts(state: PlanState, stage: StageState, options: RenderOptions
   if (stage.dependencies.length > 0) {
     lines.push(`**Depends on:** ${stage.dependencies.map((d) => `\`${escapeCell(d, 128)}\``).join(", ")}`);
   }
-  return lines;
+  return lines.map((line) => `- ${line}`);
 }
 
 function renderSessions(stage: StageState, options: RenderOptions): string[] {

@@ -42,13 +42,11 @@ test("dispatch runs the caller workflow on the default branch with the stage bra
     .get(RUNS)
     .query(runsQuery)
     .reply(200, { total_count: 1, workflow_runs: [run(5, "loom bbbbbbbb:a:10")] });
-  gh.api
-    .post(DISPATCH)
-    .reply(200, {
-      workflow_run_id: 4242,
-      run_url: "https://api.github.com/x",
-      html_url: "https://github.com/x",
-    });
+  gh.api.post(DISPATCH).reply(200, {
+    workflow_run_id: 4242,
+    run_url: "https://api.github.com/x",
+    html_url: "https://github.com/x",
+  });
   const ctx = makeContext(makeDiamond());
   const events = await executeEffect(ctx, effect);
   assert.deepEqual(events, [

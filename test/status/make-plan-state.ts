@@ -88,7 +88,9 @@ export function makePlanState(stages: StageInput[], overrides: Partial<PlanState
 }
 
 /** The diamond a → (b, c) → d. */
-export function makeDiamond(statuses: Partial<Record<"a" | "b" | "c" | "d", StageInput>> = {}): PlanState {
+export function makeDiamond(
+  statuses: Partial<Record<"a" | "b" | "c" | "d", Omit<StageInput, "id">>> = {},
+): PlanState {
   return makePlanState([
     { id: "a", ...statuses.a },
     { id: "b", dependencies: ["a"], ...statuses.b },

@@ -1,0 +1,157 @@
+import assert from "node:assert/strict";
+import { afterEach, test } from "node:test";
+import { executeEffect } from "../../app/github/execute-effect.ts";
+import { createGitHubCache } from "../../app/github/github-cache.ts";
+import { publishPlanErrors } from "../../app/github/publish-plan-errors.ts";
+import { formatCheckRunExternalId } from "../../src/status/check-run-external-id.ts";
+import { mockGitHub } from "../support/github-mock.ts";
+import type { GitHubMock } from "../support/github-mock.ts";
+import { HEAD_SHA, makeDiamond, makeSession } from "../status/make-plan-state.ts";
+import { makeContext } from "./make-context.ts";
+
+const LIST = `/repos/octo/repo/commits/${HEAD_SHA}/check-runs`;
+const externalA = formatCheckRunExternalId("doc/plans/PLAN-demo.md", "a");
+const listQuery = (name: string) => ({ check_name: name, filter: "all", per_page: "100" });
+const sync = (stageId: string | null) => ({ type: "syncCheckRun", key: `k:${stageId}`, stageId }) as const;
+
+function checkRun(id: number, status: string, external_id: string, conclusion: string | null = null) {
+  return { id, status, conclusion, external_id, output: { title: "t" } };
+}
+
+let gh: GitHubMock | undefined;
+afterEach(() => gh?.cleanup());
+
+test("a stage check run is created on the head SHA, then updated in place (never duplicated)", async () => {
+  gh = mockGitHub();
+  gh.api
+    .get(LIST)
+    .query(listQuery("loom: a"))
+    .reply(
+      200,
+      { total_count: 1, check_runs: [checkRun(3, "completed", "someone-else")] },
+      { etag: 'W/"1"' },
+    );
+  gh.api.post("/repos/octo/repo/check-runs").reply(201, { id: 11 });
+  gh.api.patch("/repos/octo/repo/check-runs/11").reply(200, { id: 11 });
+  const executing = makeDiamond({ a: { status: "executing", attempt: 1, sessions: [makeSession()] } });
+  const ctx = makeContext(executing);
+  await executeEffect(ctx, sync("a"));
+  const created = gh.find("POST", "/repos/octo/repo/check-runs")[0]?.body as Record<string, unknown>;
+  assert.equal(created.name, "loom: a");
+  assert.equal(created.head_sha, HEAD_SHA);
+  assert.equal(created.status, "in_progress");
+  assert.equal(created.external_id, externalA);
+  assert.equal(created.details_url, "https://github.com/octo/repo/actions/runs/1001");
+  assert.deepEqual(
+    (created.actions as { identifier: string }[]).map((a) => a.identifier),
+    ["cancel", "skip"],
+  );
+  ctx.state = makeDiamond({
+    a: { status: "completed", merged: true, attempt: 1, sessions: [makeSession({ status: "completed" })] },
+  });
+  await executeEffect(ctx, sync("a"));
+  const updated = gh.find("PATCH", "/repos/octo/repo/check-runs/11")[0]?.body as Record<string, unknown>;
+  assert.equal(updated.conclusion, "success");
+  assert.equal(updated.status, "completed");
+  // Same state again: nothing to write.
+  await executeEffect(ctx, sync("a"));
+  assert.equal(gh.requests.length, 3);
+  gh.done();
+});
+
+test("without a cache the check run is found by name and external_id and updated", async () => {
+  gh = mockGitHub();
+  gh.api
+    .get(LIST)
+    .query(listQuery("loom: a"))
+    .reply(200, {
+      total_count: 2,
+      check_runs: [checkRun(20, "in_progress", externalA), checkRun(21, "queued", "other")],
+    });
+  gh.api.patch("/repos/octo/repo/check-runs/20").reply(200, { id: 20 });
+  const ctx = makeContext(
+    makeDiamond({ a: { status: "executing", attempt: 1, sessions: [makeSession()] } }),
+    { cache: undefined },
+  );
+  await executeEffect(ctx, sync("a"));
+  assert.equal(gh.find("POST", "/repos/octo/repo/check-runs").length, 0);
+  gh.done();
+});
+
+test("a completed check run that goes back to work (a retry) is created anew, so its state and buttons show", async () => {
+  gh = mockGitHub();
+  gh.api
+    .get(LIST)
+    .query(listQuery("loom: a"))
+    .reply(200, { total_count: 1, check_runs: [checkRun(30, "completed", externalA, "failure")] });
+  gh.api.post("/repos/octo/repo/check-runs").reply(201, { id: 31 });
+  const ctx = makeContext(
+    makeDiamond({ a: { status: "executing", attempt: 2, sessions: [makeSession({ attempt: 2 })] } }),
+  );
+  await executeEffect(ctx, sync("a"));
+  gh.done();
+});
+
+test("a repeated look-up of an unchanged commit sends If-None-Match and uses the 304", async () => {
+  gh = mockGitHub();
+  gh.api
+    .get(LIST)
+    .query(listQuery("loom: PLAN-demo"))
+    .reply(200, { total_count: 0, check_runs: [] }, { etag: '"abc"' });
+  gh.api.post("/repos/octo/repo/check-runs").reply(201, { id: 40 });
+  gh.api.get(LIST).query(listQuery("loom: PLAN-demo")).matchHeader("if-none-match", '"abc"').reply(304, "");
+  gh.api.post("/repos/octo/repo/check-runs").reply(201, { id: 41 });
+  const cache = createGitHubCache();
+  const ctx = makeContext(makeDiamond(), { cache });
+  await executeEffect(ctx, sync(null));
+  cache.ids.delete(`check:octo/repo@${HEAD_SHA}#${formatCheckRunExternalId("doc/plans/PLAN-demo.md", null)}`);
+  await executeEffect(ctx, sync(null));
+  assert.equal(ctx.calls?.notModified, 1);
+  const plan = gh.find("POST", "/repos/octo/repo/check-runs")[0]?.body as Record<string, unknown>;
+  assert.equal(plan.name, "loom: PLAN-demo");
+  assert.match(String((plan.output as { text: string }).text), /```mermaid/);
+  gh.done();
+});
+
+test("a stage the state does not know gets no check run", async () => {
+  gh = mockGitHub();
+  assert.deepEqual(await executeEffect(makeContext(makeDiamond()), sync("zzz")), []);
+  gh.done();
+});
+
+test("an invalid plan gets a failing plan check run with annotations at its lines, 50 per request", async () => {
+  gh = mockGitHub();
+  const errors = Array.from({ length: 120 }, (_, i) => ({
+    message: `problem ${i}`,
+    line: i + 1,
+    column: 3,
+    stage: "a",
+  }));
+  gh.api.get(LIST).query(listQuery("loom: PLAN-bad")).reply(200, { total_count: 0, check_runs: [] });
+  gh.api.post("/repos/octo/repo/check-runs").reply(201, { id: 50 });
+  gh.api.patch("/repos/octo/repo/check-runs/50").twice().reply(200, { id: 50 });
+  const ctx = makeContext(makeDiamond());
+  const id = await publishPlanErrors(ctx, { headSha: HEAD_SHA, planPath: "doc/plans/PLAN-bad.md", errors });
+  assert.equal(id, 50);
+  const created = gh.find("POST", "/repos/octo/repo/check-runs")[0]?.body as {
+    conclusion: string;
+    output: { annotations: unknown[] };
+  };
+  assert.equal(created.conclusion, "failure");
+  assert.equal(created.output.annotations.length, 50);
+  assert.deepEqual(created.output.annotations[4], {
+    path: "doc/plans/PLAN-bad.md",
+    start_line: 5,
+    end_line: 5,
+    start_column: 3,
+    end_column: 3,
+    annotation_level: "failure",
+    message: "problem 4",
+    title: "stage a",
+  });
+  const patches = gh
+    .find("PATCH", "/repos/octo/repo/check-runs/50")
+    .map((r) => (r.body as { output: { annotations: unknown[] } }).output.annotations.length);
+  assert.deepEqual(patches, [50, 20]);
+  gh.done();
+});
