@@ -13,6 +13,8 @@ describe("classifyPath", () => {
     [".GitHub/Workflows/ci.yml", "workflow-change"],
     [".github/loom.yml", "workflow-change"],
     ["docs/.github/notes.md", null],
+    [".github", "workflow-change"],
+    [".claude", "agent-config-change"],
     [".githubx/a", null],
     [".claude/settings.json", "agent-config-change"],
     ["pkg/.claude/commands/x.md", "agent-config-change"],

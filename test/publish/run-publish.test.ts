@@ -1,7 +1,7 @@
 import { afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { writeFileSync } from "node:fs";
+import { symlinkSync, writeFileSync } from "node:fs";
 import { runPublish, type PublishInputs } from "../../action/src/publish/run-publish.ts";
 import { BUNDLE_FILE, PublishResult } from "../../src/artifacts/publish-result.ts";
 import { BRANCH, PLAN_ID, PLAN_PATH, PublishFixture, STAGE_ID, git, planText } from "./git-fixture.ts";
@@ -119,6 +119,15 @@ describe("publish: protected paths", () => {
     });
   }
 
+  it("refuses replacing .claude by a symlink to settings elsewhere", async () => {
+    const f = setUp();
+    f.commit("Agent notes", { "docs/agent/settings.json": "{}\n" });
+    symlinkSync("docs/agent", join(f.session, ".claude"));
+    f.commit("Link", {});
+    f.bundle();
+    assertRefused(f, await publish(f), "agent-config-change", ".claude");
+  });
+
   it("refuses deleting a workflow as much as adding one", async () => {
     const f = setUp({ ".github/workflows/ci.yml": "on: push\n" });
     f.commit("Drop CI", { ".github/workflows/ci.yml": null });
@@ -204,6 +213,28 @@ describe("publish: secrets", () => {
     const result = await publish(f);
     assertRefused(f, result, "secret");
     assert.match(result.refusals[0]?.detail ?? "", /message of commit/);
+  });
+
+  it("refuses a value the job knows to be secret, whatever its shape", async () => {
+    const f = setUp();
+    f.commit("Leak", { "out.log": "token: plain-job-secret-value\n" });
+    f.bundle();
+    const result = await runPublish({
+      workspace: f.workspace,
+      tempDir: f.tempDir,
+      inputs,
+      knownSecrets: ["plain-job-secret-value"],
+      deps: f.deps,
+    });
+    assertRefused(f, result, "secret", "out.log");
+    assert.match(result.refusals[0]?.detail ?? "", /known-secret/);
+  });
+
+  it("refuses a token inside a binary file", async () => {
+    const f = setUp();
+    f.commit("Data", { "data/cache.bin": `\u0000\u0001binary\u0000${canary()}\u0000\n` });
+    f.bundle();
+    assertRefused(f, await publish(f), "secret", "data/cache.bin");
   });
 
   it("refuses a private key block", async () => {

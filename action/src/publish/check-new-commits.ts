@@ -98,6 +98,8 @@ async function checkSecrets(context: CheckContext, commit: NewCommit): Promise<P
     "--no-commit-id",
     "--no-ext-diff",
     "--no-color",
+    // Binary files too: a token dumped into a database or an archive leaks all the same.
+    "--text",
     "--unified=0",
     ...(merge ? ["--cc"] : ["--root", "--no-renames"]),
     commit.sha,

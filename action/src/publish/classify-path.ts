@@ -18,8 +18,9 @@ const AGENT_CONFIG_FILES = new Set(["claude.md", "claude.local.md", ".mcp.json"]
  */
 export function classifyPath(path: string): ProtectedPathRule | null {
   const segments = path.toLowerCase().split("/");
-  if (segments[0] === ".github" && segments.length > 1) return "workflow-change";
-  if (segments.slice(0, -1).includes(".claude")) return "agent-config-change";
+  // The folder itself too: `.github` or `.claude` replaced by a symlink or a submodule.
+  if (segments[0] === ".github") return "workflow-change";
+  if (segments.includes(".claude")) return "agent-config-change";
   if (AGENT_CONFIG_FILES.has(segments.at(-1) ?? "")) return "agent-config-change";
   if (isKnowledgeFile(path)) return "knowledge-rewrite";
   return null;
