@@ -68,6 +68,10 @@ export const StageResult = z.object({
   stage_id: z.string().min(1),
   attempt: z.number().int().positive(),
   kind: z.enum(SESSION_KINDS),
+  /** The dispatch key the app gave the run (plan blob SHA, stage, attempt), echoed back. */
+  key: z.string().max(500).optional(),
+  /** Claude Code's session id, when the session started. */
+  session_id: z.string().max(200).optional(),
   outcome: StageOutcome,
   /** One line a person reads: why this outcome. */
   reason: z.string().max(1000),

@@ -1,0 +1,62 @@
+import type { StageResult } from "../../../src/artifacts/stage-result.ts";
+
+/** Job summaries are capped at 1 MiB per step; stay well below. */
+export const MAX_SUMMARY_CHARS = 200_000;
+
+const ICON: Record<StageResult["outcome"], string> = {
+  completed: "✅",
+  "completed-with-failures": "❌",
+  "needs-handoff": "🔁",
+  crashed: "💥",
+  hung: "⏸️",
+  "timed-out": "⏱️",
+};
+
+function cell(text: string): string {
+  return text.replaceAll("|", "\\|").replaceAll("\n", " ").slice(0, 200);
+}
+
+function fence(text: string): string {
+  const ticks = "`".repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+  return `${ticks}text\n${text}\n${ticks}`;
+}
+
+/** The job summary of a stage run: outcome, checks, commits, usage, failing output, handoff. */
+export function renderJobSummary(result: StageResult): string {
+  const lines = [
+    `## ${ICON[result.outcome]} loom: \`${result.stage_id}\` ${result.outcome}`,
+    "",
+    `${cell(result.reason)}`,
+    "",
+    `Plan \`${result.plan_id}\`, ${result.kind} session, attempt ${result.attempt}. ` +
+      `${result.turns} turns, $${result.cost_usd.toFixed(4)}, context ${result.context_percent.toFixed(1)} %, ` +
+      `${Math.round(result.duration_ms / 1000)} s. Head \`${result.head_sha.slice(0, 12)}\`.`,
+    "",
+  ];
+  if (result.checks.length > 0) {
+    lines.push("| | check | kind | time |", "|---|---|---|---|");
+    for (const c of result.checks)
+      lines.push(
+        `| ${c.passed ? "✅" : "❌"} | ${cell(c.name)} | ${c.kind} | ${(c.duration_ms / 1000).toFixed(1)} s |`,
+      );
+    lines.push("");
+  } else lines.push("_No checks declared._", "");
+  for (const c of result.checks.filter((check) => !check.passed).slice(0, 10))
+    lines.push(`<details><summary>❌ ${cell(c.name)}</summary>\n\n${fence(c.output_tail)}\n\n</details>`, "");
+  lines.push(result.commits.length === 0 ? "_No commits._" : "### Commits", "");
+  for (const commit of result.commits.slice(0, 100))
+    lines.push(`- \`${commit.sha.slice(0, 12)}\` ${cell(commit.subject)}`);
+  if (result.permission_denials.length > 0)
+    lines.push(
+      "",
+      "### Refused tool uses",
+      "",
+      ...result.permission_denials.slice(0, 20).map((d) => `- ${cell(d)}`),
+    );
+  if (result.deviations.length > 0)
+    lines.push("", "### Deviations", "", ...result.deviations.slice(0, 20).map((d) => `- ${cell(d)}`));
+  if (result.handoff !== undefined)
+    lines.push("", `<details><summary>Handoff</summary>\n\n${result.handoff}\n\n</details>`);
+  const text = `${lines.join("\n")}\n`;
+  return text.length <= MAX_SUMMARY_CHARS ? text : `${text.slice(0, MAX_SUMMARY_CHARS)}\n\n… (cut)\n`;
+}
