@@ -18,9 +18,9 @@ export function parseLabel(name: string, prefix: string = DEFAULT_LABEL_PREFIX):
 }
 
 /**
- * Rewrites loom's labels under a configured prefix to the default `loom:` prefix the orchestrator
- * reads, keeping only labels meant for the given plan (unqualified, or qualified with its id).
- * Other labels are dropped.
+ * The labels one plan obeys: loom's labels under `prefix` that are unqualified or qualified with
+ * this plan's id (`<prefix>:skip:<plan-id>/<stage>`), the qualifier removed. Other labels are
+ * dropped, so the orchestrator reads plain `<prefix>:skip:<stage>` labels.
  */
 export function normalizeLabels(labels: string[], prefix: string, planId: string): string[] {
   const normalized: string[] = [];
@@ -28,13 +28,13 @@ export function normalizeLabels(labels: string[], prefix: string, planId: string
     const intent = parseLabel(label, prefix);
     if (intent === null) continue;
     if (intent.kind === "hold") {
-      normalized.push(`${DEFAULT_LABEL_PREFIX}:hold`);
+      normalized.push(`${prefix}:hold`);
       continue;
     }
     const slash = intent.stageId.lastIndexOf("/");
     if (slash > 0 && intent.stageId.slice(0, slash) !== planId) continue;
     const stageId = slash > 0 ? intent.stageId.slice(slash + 1) : intent.stageId;
-    normalized.push(`${DEFAULT_LABEL_PREFIX}:${intent.kind}:${stageId}`);
+    normalized.push(`${prefix}:${intent.kind}:${stageId}`);
   }
   return [...new Set(normalized)].sort();
 }

@@ -95,6 +95,7 @@ export function toSettings(config: LoomConfig): Settings {
     backoffBaseMs: config.retry.backoff_base_secs * 1000,
     backoffCapMs: config.retry.backoff_cap_secs * 1000,
     heartbeatTimeoutMs: config.heartbeat_timeout_secs * 1000,
+    labelPrefix: config.label_prefix,
   };
 }
 

@@ -1,0 +1,44 @@
+import { z } from "zod";
+
+/**
+ * The server's own settings, from the environment (see `.env.example`). Probot reads its own
+ * (APP_ID, PRIVATE_KEY, WEBHOOK_SECRET, LOG_LEVEL, REDIS_URL, PORT, HOST…) itself.
+ */
+export const AppConfig = z.object({
+  /** PostgreSQL connection string; when set, replicas share it. Otherwise SQLite. */
+  databaseUrl: z.string().min(1).nullable(),
+  /** The SQLite file used when no DATABASE_URL is set. */
+  sqlitePath: z.string().min(1),
+  /** How often every active plan is re-read from GitHub. */
+  reconcileIntervalMs: z.number().int().min(1000),
+  /** How often the inbox, outbox and timers are polled (webhooks also wake the worker at once). */
+  pollIntervalMs: z.number().int().min(100),
+  /** loom's own bot login (`<app-slug>[bot]`); read from `GET /app` when unset. */
+  botLogin: z.string().min(1).nullable(),
+  /** Name of this replica in leases; defaults to host and process id. */
+  workerId: z.string().min(1).nullable(),
+});
+export type AppConfig = z.infer<typeof AppConfig>;
+
+const Seconds = z.coerce.number().positive();
+
+/** Reads the app's settings from an environment; refuses bad values with a clear message. */
+export function readAppConfig(env: Record<string, string | undefined>): AppConfig {
+  const reconcile = Seconds.safeParse(env["LOOM_RECONCILE_INTERVAL_SECS"] ?? "60");
+  const poll = Seconds.safeParse(env["LOOM_POLL_INTERVAL_SECS"] ?? "5");
+  if (!reconcile.success)
+    throw new Error("LOOM_RECONCILE_INTERVAL_SECS must be a positive number of seconds");
+  if (!poll.success) throw new Error("LOOM_POLL_INTERVAL_SECS must be a positive number of seconds");
+  return AppConfig.parse({
+    databaseUrl: nonEmpty(env["DATABASE_URL"]),
+    sqlitePath: nonEmpty(env["LOOM_SQLITE_PATH"]) ?? "loom.sqlite",
+    reconcileIntervalMs: Math.round(reconcile.data * 1000),
+    pollIntervalMs: Math.round(poll.data * 1000),
+    botLogin: nonEmpty(env["LOOM_BOT_LOGIN"]),
+    workerId: nonEmpty(env["LOOM_WORKER_ID"]),
+  });
+}
+
+function nonEmpty(value: string | undefined): string | null {
+  return value === undefined || value.trim() === "" ? null : value.trim();
+}

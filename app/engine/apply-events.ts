@@ -1,0 +1,98 @@
+import { isDeepStrictEqual } from "node:util";
+import type { Effect } from "../../src/orchestrator/effects.ts";
+import type { OrchestratorEvent } from "../../src/orchestrator/events.ts";
+import type { PlanState } from "../../src/orchestrator/state.ts";
+import { nextWakeAt } from "../../src/orchestrator/next-wake-at.ts";
+import { step } from "../../src/orchestrator/step.ts";
+import { formatPlanKey } from "../store/store.ts";
+import type { EffectInput, PlanKey, TimerInput } from "../store/store.ts";
+import type { EngineDeps } from "./engine-deps.ts";
+import { readStoredPlan } from "./stored-plan.ts";
+import type { RepoSettings, StoredPlan } from "./stored-plan.ts";
+
+/** Compare-and-swap attempts before giving up (each loses only to another writer's success). */
+const MAX_CAS_ATTEMPTS = 20;
+/** The plan's wake-up timer (the reducer's next due time: backoff, heartbeat check). */
+export const WAKE_TIMER = "wake";
+
+export type ApplyEventsInput = {
+  key: PlanKey;
+  events: OrchestratorEvent[];
+  /** Fresh repository settings (from a pull request event); needed when the plan is new. */
+  repo?: RepoSettings;
+  /** Effects the app decided itself (replies to refused commands), enqueued with the commit. */
+  effects?: Effect[];
+};
+
+export type ApplyEventsResult =
+  { ok: true; plan: StoredPlan; effects: Effect[] } | { ok: false; reason: "no-plan" | "conflict" };
+
+/**
+ * Feeds events through the reducer and commits the new state with the effects it decided, in one
+ * compare-and-swap; on a conflict (another replica or worker wrote first) it re-reads and decides
+ * again from the fresh state, so no event is applied on stale state and no effect is lost.
+ */
+export async function applyEvents(deps: EngineDeps, input: ApplyEventsInput): Promise<ApplyEventsResult> {
+  const planKey = formatPlanKey(input.key);
+  for (let attempt = 1; attempt <= MAX_CAS_ATTEMPTS; attempt++) {
+    const record = await deps.store.getPlan(input.key);
+    const current = record === null ? null : readStoredPlan(planKey, record.state);
+    const repo = input.repo ?? current?.repo;
+    if (repo === undefined) return { ok: false, reason: "no-plan" };
+    let state: PlanState | null = current?.state ?? null;
+    const effects: Effect[] = [...(input.effects ?? [])];
+    for (const event of input.events) {
+      if (state === null && event.type !== "plan.opened") return { ok: false, reason: "no-plan" };
+      const result = step(state, event);
+      state = result.state;
+      effects.push(...result.effects);
+    }
+    if (state === null) return { ok: false, reason: "no-plan" };
+    const stored: StoredPlan = { format: 1, state, repo };
+    if (record !== null && effects.length === 0 && isDeepStrictEqual(stored, current)) {
+      return { ok: true, plan: stored, effects };
+    }
+    const version = (record?.version ?? 0) + 1;
+    const { outbox, timers } = splitEffects(planKey, version, effects);
+    const wake = nextWakeAt(state);
+    const committed = await deps.store.commitPlan(input.key, {
+      expectedVersion: record?.version ?? 0,
+      state: stored,
+      active: !state.closed,
+      effects: outbox,
+      timers: wake === null ? timers : [...timers, { key: WAKE_TIMER, at: wake }],
+      cancelTimers: wake === null ? [WAKE_TIMER] : [],
+      now: deps.now(),
+    });
+    if (committed.ok) return { ok: true, plan: stored, effects };
+    deps.log.debug({ planKey, attempt }, "plan changed meanwhile; deciding again");
+  }
+  deps.log.warn({ planKey }, "gave up committing after repeated conflicts");
+  return { ok: false, reason: "conflict" };
+}
+
+/** Effects that bring something on GitHub up to date with the state: running one twice is harmless. */
+const SYNC_EFFECTS: ReadonlySet<Effect["type"]> = new Set(["syncCheckRun", "syncStatusComment"]);
+
+/**
+ * `setTimer` effects become the plan's timers; every other effect goes to the outbox. Outbox keys
+ * are the effect keys prefixed with the plan identity (the reducer's keys start with the plan blob
+ * SHA, which two pull requests carrying the same plan file share). The outbox ignores a key it
+ * has seen, which is what makes dispatches and merges happen once; sync effects reuse one key per
+ * check run, so they also carry the version that decided them, or a later sync would be dropped.
+ */
+function splitEffects(
+  planKey: string,
+  version: number,
+  effects: Effect[],
+): { outbox: EffectInput[]; timers: TimerInput[] } {
+  const outbox: EffectInput[] = [];
+  const timers: TimerInput[] = [];
+  for (const effect of effects) {
+    if (effect.type === "setTimer") timers.push({ key: effect.key, at: effect.at });
+    else if (SYNC_EFFECTS.has(effect.type))
+      outbox.push({ key: `${planKey}|${effect.key}|v${version}`, effect });
+    else outbox.push({ key: `${planKey}|${effect.key}`, effect });
+  }
+  return { outbox, timers };
+}

@@ -1,0 +1,91 @@
+import type { EngineDeps } from "./engine-deps.ts";
+import { processDeliveries } from "./process-deliveries.ts";
+import { reconcilePlans } from "./reconcile-plans.ts";
+import { runDueTimers } from "./run-due-timers.ts";
+import { runEffects } from "./run-effects.ts";
+
+/** Work claimed per round from each queue. */
+const BATCH = 20;
+/** Rounds per drain: each round claims up to BATCH of each; a drain always ends. */
+const MAX_ROUNDS = 200;
+
+export type Engine = {
+  /** Processes the inbox, the outbox and due timers until nothing is left (bounded). */
+  drain(): Promise<void>;
+  /** Asks for a drain soon without waiting for it (a webhook just arrived). */
+  wake(): void;
+  /** Re-reads GitHub for every active plan, then drains. */
+  reconcile(): Promise<void>;
+  /** Resolves once no drain or reconcile started by `wake`/`start` is running. */
+  idle(): Promise<void>;
+  /** Starts the poll and reconcile intervals. */
+  start(intervals: { pollMs: number; reconcileMs: number }): void;
+  stop(): Promise<void>;
+};
+
+/**
+ * The app's worker: everything after "a webhook was recorded" happens here, in this order per
+ * round: deliveries → orchestrator events → committed state + outbox; outbox effects → GitHub →
+ * events back; due timers → `tick`. Several workers (replicas) may run at once: the store's leases
+ * and compare-and-swap keep them from doing the same work twice.
+ */
+export function createEngine(deps: EngineDeps): Engine {
+  let running: Promise<void> | null = null;
+  let again = false;
+  const timers: NodeJS.Timeout[] = [];
+
+  const drainOnce = async () => {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const deliveries = await processDeliveries(deps, BATCH);
+      const effects = await runEffects(deps, BATCH);
+      const due = await runDueTimers(deps, BATCH);
+      if (deliveries + effects + due === 0) return;
+    }
+    deps.log.warn("drain stopped after its round limit; the next poll continues");
+  };
+
+  const drain = async (): Promise<void> => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      try {
+        do {
+          again = false;
+          await drainOnce();
+        } while (again);
+      } finally {
+        running = null;
+      }
+    })();
+    return running;
+  };
+
+  const guarded = (what: string, work: () => Promise<void>) => {
+    work().catch((error: unknown) => deps.log.error({ err: error }, `${what} failed`));
+  };
+
+  const reconcile = async () => {
+    await reconcilePlans(deps);
+    await drain();
+  };
+
+  return {
+    drain,
+    wake: () => guarded("drain", drain),
+    reconcile,
+    idle: async () => {
+      while (running) await running;
+    },
+    start: ({ pollMs, reconcileMs }) => {
+      timers.push(setInterval(() => guarded("drain", drain), pollMs));
+      timers.push(setInterval(() => guarded("reconcile", reconcile), reconcileMs));
+      guarded("reconcile", reconcile);
+    },
+    stop: async () => {
+      for (const timer of timers.splice(0)) clearInterval(timer);
+      while (running) await running;
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import { parseCheckRunExternalId } from "../../src/status/check-run-external-id.ts";
+import { ACTION_IDENTIFIERS } from "../../src/status/check-run-actions.ts";
+import type { CommandName, CommandSource, OrchestratorEvent } from "../../src/orchestrator/events.ts";
+import { authorizeSender } from "../trust/authorize-sender.ts";
+import { applyEvents } from "./apply-events.ts";
+import type { EngineDeps } from "./engine-deps.ts";
+import { loadPlansOfPull } from "./plans-of-pull.ts";
+import { CheckRunDelivery, readRepo } from "./webhook-fields.ts";
+
+/**
+ * Buttons on loom's check runs (`requested_action`: Retry, Skip, Cancel, Approve) and "Re-run"
+ * (`rerequested`, which means retry for a stage). The check run's `external_id` names the plan
+ * file and the stage; the sender's permission is read like for a comment.
+ */
+export async function onCheckRun(deps: EngineDeps, payload: unknown): Promise<void> {
+  const parsed = CheckRunDelivery.safeParse(payload);
+  if (!parsed.success) return;
+  const delivery = parsed.data;
+  const run = delivery.check_run;
+  const ref = parseCheckRunExternalId(run.external_id);
+  if (ref === null) return;
+  const command = readCommand(delivery.action, delivery.requested_action?.identifier, ref.stageId);
+  if (command === null) return;
+  const repo = readRepo(delivery);
+  const plan = await findPlan(deps, repo, run.pull_requests, ref.planPath, run.head_sha);
+  if (plan === null) return;
+
+  const source: CommandSource =
+    delivery.action === "rerequested"
+      ? { kind: "check-run-rerequest", checkRunId: run.id }
+      : { kind: "check-run-button", checkRunId: run.id };
+  const octokit = await deps.getOctokit(repo.installationId);
+  const sender = await authorizeSender(octokit, repo, delivery.sender.login, plan.stored.repo.minimumRole);
+  if (!sender.authorized) {
+    const body = `loom did nothing: ${sender.reason}.`;
+    const key = `reply:check-run:${run.id}:${delivery.action}:${delivery.sender.login}:${command}`;
+    await applyEvents(deps, {
+      key: plan.key,
+      events: [],
+      effects: [{ type: "reply", key, source, reaction: "-1", body }],
+    });
+    return;
+  }
+  const event: OrchestratorEvent = {
+    type: "command.received",
+    at: deps.now(),
+    command,
+    sender: delivery.sender.login,
+    source,
+    // A button press approves exactly the commit the check run is on.
+    ...(command === "approve" ? { sha: run.head_sha } : {}),
+    ...(ref.stageId === null ? {} : { stageId: ref.stageId }),
+  };
+  await applyEvents(deps, { key: plan.key, events: [event] });
+}
+
+function readCommand(
+  action: string,
+  identifier: string | undefined,
+  stageId: string | null,
+): CommandName | null {
+  if (action === "rerequested") return stageId === null ? "status" : "retry";
+  if (action !== "requested_action") return null;
+  const known = ACTION_IDENTIFIERS.find((name) => name === identifier);
+  if (known === undefined) return null;
+  if (known === "approve") return stageId === null ? "approve" : null;
+  return stageId === null ? null : known;
+}
+
+/** The plan of the check run: by the pull request GitHub names, else (forks) by head SHA. */
+async function findPlan(
+  deps: EngineDeps,
+  repo: { owner: string; repo: string },
+  pulls: { number: number }[],
+  planPath: string,
+  headSha: string,
+) {
+  for (const pull of pulls) {
+    const plans = await loadPlansOfPull(deps, repo, pull.number);
+    const plan = plans.find((candidate) => candidate.key.planPath === planPath);
+    if (plan) return plan;
+  }
+  const active = await deps.store.listActivePlans();
+  const record = active.find(
+    (candidate) =>
+      candidate.key.owner.toLowerCase() === repo.owner.toLowerCase() &&
+      candidate.key.repo.toLowerCase() === repo.repo.toLowerCase() &&
+      candidate.key.planPath === planPath,
+  );
+  if (record === undefined) return null;
+  const plans = await loadPlansOfPull(deps, repo, record.key.pr);
+  return (
+    plans.find((plan) => plan.key.planPath === planPath && plan.stored.state.pr.headSha === headSha) ?? null
+  );
+}

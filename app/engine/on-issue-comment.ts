@@ -1,0 +1,96 @@
+import { parseCommands } from "../../src/commands/parse-command.ts";
+import { describeParseFailure, renderCommandHelp } from "../../src/commands/render-command-help.ts";
+import type { Effect } from "../../src/orchestrator/effects.ts";
+import type { CommandSource, OrchestratorEvent } from "../../src/orchestrator/events.ts";
+import { authorizeSender } from "../trust/authorize-sender.ts";
+import { applyEvents } from "./apply-events.ts";
+import type { EngineDeps } from "./engine-deps.ts";
+import { describePlans, findStage, loadPlansOfPull } from "./plans-of-pull.ts";
+import type { LoadedPlan } from "./plans-of-pull.ts";
+import { IssueCommentDelivery, readRepo } from "./webhook-fields.ts";
+
+/**
+ * `/loom …` comments on a plan's pull request (created only: an edit, even of an old comment,
+ * does nothing). The sender's permission is read from the API; a refusal, an unknown command or an
+ * unknown stage changes nothing and gets a short reply.
+ */
+export async function onIssueComment(deps: EngineDeps, payload: unknown): Promise<void> {
+  const parsed = IssueCommentDelivery.safeParse(payload);
+  if (!parsed.success || parsed.data.action !== "created" || parsed.data.issue.pull_request === undefined)
+    return;
+  const delivery = parsed.data;
+  if (delivery.sender.login === (await deps.getBotLogin())) return;
+  const commands = parseCommands(delivery.comment.body ?? "");
+  if (commands.length === 0) return;
+  const repo = readRepo(delivery);
+  const plans = await loadPlansOfPull(deps, repo, delivery.issue.number);
+  const [first] = plans;
+  if (first === undefined) return;
+
+  const source: CommandSource = { kind: "comment", commentId: delivery.comment.id };
+  const replyKey = `reply:comment:${delivery.comment.id}`;
+  const octokit = await deps.getOctokit(repo.installationId);
+  const sender = await authorizeSender(octokit, repo, delivery.sender.login, first.stored.repo.minimumRole);
+  if (!sender.authorized) {
+    await replyTo(deps, first, {
+      type: "reply",
+      key: replyKey,
+      source,
+      reaction: "-1",
+      body: `loom did nothing: ${sender.reason}.`,
+    });
+    return;
+  }
+  const problems: string[] = [];
+  let helpAsked = false;
+  const at = deps.now();
+  const base = { type: "command.received" as const, at, sender: delivery.sender.login, source };
+  const perPlan = new Map<LoadedPlan, OrchestratorEvent[]>();
+  const add = (plan: LoadedPlan, event: OrchestratorEvent) =>
+    perPlan.set(plan, [...(perPlan.get(plan) ?? []), event]);
+
+  for (const command of commands) {
+    if (!command.ok) {
+      problems.push(describeParseFailure(command));
+      continue;
+    }
+    if ("stage" in command) {
+      const match = findStage(plans, command.stage);
+      if (match.ok) add(match.plan, { ...base, command: command.command, stageId: match.stageId });
+      else problems.push(match.problem);
+      continue;
+    }
+    switch (command.command) {
+      case "help":
+        helpAsked = true;
+        break;
+      case "status":
+        for (const plan of plans) add(plan, { ...base, command: "status" });
+        break;
+      case "approve": {
+        // Pinned to the head the pull request has now; a later push needs a new approval.
+        const { data: pull } = await octokit.rest.pulls.get({
+          owner: repo.owner,
+          repo: repo.repo,
+          pull_number: delivery.issue.number,
+        });
+        for (const plan of plans) add(plan, { ...base, command: "approve", sha: pull.head.sha });
+        break;
+      }
+    }
+  }
+  for (const [plan, events] of perPlan) await applyEvents(deps, { key: plan.key, events });
+  if (problems.length > 0 || helpAsked) {
+    const body = renderCommandHelp(
+      describePlans(plans),
+      problems.length > 0 ? problems.join(" ") : undefined,
+    );
+    const reaction = problems.length > 0 ? "-1" : "eyes";
+    await replyTo(deps, first, { type: "reply", key: `${replyKey}:help`, source, reaction, body });
+  }
+}
+
+/** A reply decided by the app goes through the outbox like any effect (deduplicated by key). */
+async function replyTo(deps: EngineDeps, plan: LoadedPlan, effect: Effect): Promise<void> {
+  await applyEvents(deps, { key: plan.key, events: [], effects: [effect] });
+}

@@ -1,0 +1,197 @@
+import type { ProbotOctokit } from "probot";
+import { normalizeLabels, parseLabel } from "../../src/commands/parse-label.ts";
+import { toSettings } from "../../src/config/loom-config.ts";
+import type { LoomConfig } from "../../src/config/loom-config.ts";
+import type { OrchestratorEvent } from "../../src/orchestrator/events.ts";
+import { discoverPlanPaths } from "../../src/plan/discover-plan-paths.ts";
+import { parsePlan } from "../../src/plan/parse-plan.ts";
+import type { Diagnostic } from "../../src/plan/plan.ts";
+import type { PlanKey, PlanRecord } from "../store/store.ts";
+import { assessPlanTrust } from "../trust/assess-plan-trust.ts";
+import { authorizeSender } from "../trust/authorize-sender.ts";
+import { applyEvents } from "./apply-events.ts";
+import { buildPlanSpec } from "./build-plan-spec.ts";
+import type { EngineDeps } from "./engine-deps.ts";
+import { readRepoConfig, CONFIG_PATH } from "./read-repo-config.ts";
+import { readRepoFile } from "./read-repo-file.ts";
+import { reportPlanErrors } from "./report-plan-errors.ts";
+import { readStoredPlan } from "./stored-plan.ts";
+import type { RepoSettings } from "./stored-plan.ts";
+import { PullRequestDelivery, readRepo } from "./webhook-fields.ts";
+import type { RepoOf } from "./webhook-fields.ts";
+
+/**
+ * pull_request deliveries: opened/synchronize/reopened (re)load the plans of the pull request;
+ * closed closes them; labeled/unlabeled pass the full current label set on, when the sender may.
+ */
+export async function onPullRequest(deps: EngineDeps, payload: unknown): Promise<void> {
+  const parsed = PullRequestDelivery.safeParse(payload);
+  if (!parsed.success) {
+    deps.log.warn(
+      { issues: parsed.error.issues.length },
+      "pull_request payload without the fields loom needs",
+    );
+    return;
+  }
+  const delivery = parsed.data;
+  switch (delivery.action) {
+    case "opened":
+    case "reopened":
+    case "synchronize":
+      return loadPlans(deps, delivery);
+    case "closed":
+      return closePlans(deps, delivery);
+    case "labeled":
+    case "unlabeled":
+      return changeLabels(deps, delivery);
+    default:
+      return;
+  }
+}
+
+function keyOf(repo: RepoOf, pr: number, planPath: string): PlanKey {
+  return { installationId: repo.installationId, owner: repo.owner, repo: repo.repo, pr, planPath };
+}
+
+function toRepoSettings(config: LoomConfig, defaultBranch: string): RepoSettings {
+  return {
+    workflowFile: config.workflow,
+    labelPrefix: config.label_prefix,
+    minimumRole: config.minimum_role,
+    branchCleanup: config.branch_cleanup,
+    defaultBranch,
+  };
+}
+
+async function listPullFiles(octokit: ProbotOctokit, repo: RepoOf, pr: number): Promise<string[]> {
+  const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
+    owner: repo.owner,
+    repo: repo.repo,
+    pull_number: pr,
+    per_page: 100,
+  });
+  return files.filter((file) => file.status !== "removed").map((file) => file.filename);
+}
+
+async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery): Promise<void> {
+  const repo = readRepo(delivery);
+  const pull = delivery.pull_request;
+  const octokit = await deps.getOctokit(repo.installationId);
+  const known = await deps.store.listPlansForPull(repo.owner, repo.repo, pull.number);
+  const paths = discoverPlanPaths(await listPullFiles(octokit, repo, pull.number));
+  await closeRemovedPlans(deps, known, paths);
+  if (paths.length === 0) return;
+
+  const config = await readRepoConfig(octokit, repo, repo.defaultBranch);
+  if (!config.ok) {
+    const errors: Diagnostic[] = config.problems.map((problem) => ({
+      message: `${CONFIG_PATH} (default branch): ${problem.message}`,
+      line: 1,
+      column: 1,
+    }));
+    for (const path of paths) await reportPlanErrors(deps, octokit, repo, pull, path, errors, []);
+    return;
+  }
+  const settings = toRepoSettings(config.config, repo.defaultBranch);
+  const trust = await assessPlanTrust(
+    octokit,
+    repo,
+    {
+      author: pull.user.login,
+      headRepo: pull.head.repo?.full_name ?? null,
+      baseRepo: delivery.repository.full_name,
+    },
+    settings.minimumRole,
+  );
+  const byLoom = delivery.sender.login === (await deps.getBotLogin());
+  for (const path of paths) {
+    const file = await readRepoFile(octokit, repo, path, pull.head.sha);
+    if (!file.found) continue;
+    const result =
+      file.text === null
+        ? { ok: false as const, errors: [{ message: file.reason, line: 1, column: 1 }], warnings: [] }
+        : parsePlan(path, file.text);
+    if (!result.ok) {
+      await reportPlanErrors(deps, octokit, repo, pull, path, result.errors, result.warnings);
+      continue;
+    }
+    const spec = buildPlanSpec({ ...result.plan, path }, file.blobSha);
+    const record = known.find((plan) => plan.key.planPath === path) ?? null;
+    const state = record === null ? null : readStoredPlan(record.planKey, record.state).state;
+    const at = deps.now();
+    const events: OrchestratorEvent[] = [];
+    if (state === null || state.closed) {
+      events.push({
+        type: "plan.opened",
+        at,
+        plan: spec,
+        settings: toSettings(config.config),
+        pr: { number: pull.number, headRef: pull.head.ref, headSha: pull.head.sha, baseRef: pull.base.ref },
+        trusted: trust.trusted,
+        labels: normalizeLabels(
+          pull.labels.map((label) => label.name),
+          settings.labelPrefix,
+          spec.id,
+        ),
+      });
+    } else {
+      if (state.plan.blobSha !== spec.blobSha) events.push({ type: "plan.changed", at, plan: spec });
+      if (state.pr.headSha !== pull.head.sha)
+        events.push({ type: "head.moved", at, headSha: pull.head.sha, byLoom });
+    }
+    if (!trust.trusted) deps.log.info({ path, reason: trust.reason }, "plan waits for /loom approve");
+    await applyEvents(deps, { key: keyOf(repo, pull.number, path), events, repo: settings });
+  }
+}
+
+/** A plan file taken out of the pull request stops its plan. */
+async function closeRemovedPlans(deps: EngineDeps, known: PlanRecord[], paths: string[]): Promise<void> {
+  for (const record of known) {
+    if (!record.active || paths.includes(record.key.planPath)) continue;
+    await applyEvents(deps, {
+      key: record.key,
+      events: [{ type: "plan.closed", at: deps.now(), merged: false }],
+    });
+  }
+}
+
+async function closePlans(deps: EngineDeps, delivery: PullRequestDelivery): Promise<void> {
+  const repo = readRepo(delivery);
+  const known = await deps.store.listPlansForPull(repo.owner, repo.repo, delivery.pull_request.number);
+  const merged = delivery.pull_request.merged === true;
+  for (const record of known) {
+    if (!record.active) continue;
+    await applyEvents(deps, { key: record.key, events: [{ type: "plan.closed", at: deps.now(), merged }] });
+  }
+}
+
+/**
+ * Labels are level-triggered: every plan of the pull request gets the full current set of loom's
+ * labels, but only when the person who changed a loom label may steer loom.
+ */
+async function changeLabels(deps: EngineDeps, delivery: PullRequestDelivery): Promise<void> {
+  const repo = readRepo(delivery);
+  const known = (
+    await deps.store.listPlansForPull(repo.owner, repo.repo, delivery.pull_request.number)
+  ).filter((record) => record.active);
+  const [firstRecord] = known;
+  if (firstRecord === undefined) return;
+  const first = readStoredPlan(firstRecord.planKey, firstRecord.state);
+  const changed = delivery.label?.name;
+  if (changed !== undefined && parseLabel(changed, first.repo.labelPrefix) === null) return;
+  const labels = delivery.pull_request.labels.map((label) => label.name);
+  const octokit = await deps.getOctokit(repo.installationId);
+  const sender = await authorizeSender(octokit, repo, delivery.sender.login, first.repo.minimumRole);
+  if (!sender.authorized) {
+    deps.log.info({ sender: delivery.sender.login, reason: sender.reason }, "label change ignored");
+    return;
+  }
+  for (const record of known) {
+    const stored = readStoredPlan(record.planKey, record.state);
+    const normalized = normalizeLabels(labels, stored.repo.labelPrefix, stored.state.plan.id);
+    await applyEvents(deps, {
+      key: record.key,
+      events: [{ type: "labels.changed", at: deps.now(), labels: normalized }],
+    });
+  }
+}

@@ -1,0 +1,38 @@
+import type { OrchestratorEvent } from "../../src/orchestrator/events.ts";
+import { readOutcome } from "./run-readers.ts";
+import { applyEvents } from "./apply-events.ts";
+import { buildRepoContext, withState } from "./build-repo-context.ts";
+import type { EngineDeps } from "./engine-deps.ts";
+import { findRunStage } from "./find-run-stage.ts";
+import { WorkflowRunDelivery, readRepo } from "./webhook-fields.ts";
+
+/**
+ * A stage session's run started or finished. The run is found by the id loom recorded or by the
+ * dispatch key in its name; how it ended is read from its conclusion and `loom-result` artifact.
+ * The sender is loom's own bot (it dispatched the run): that is expected here, not a loop.
+ */
+export async function onWorkflowRun(deps: EngineDeps, payload: unknown): Promise<void> {
+  const parsed = WorkflowRunDelivery.safeParse(payload);
+  if (!parsed.success) return;
+  const delivery = parsed.data;
+  if (delivery.action !== "in_progress" && delivery.action !== "completed") return;
+  const repo = readRepo(delivery);
+  const run = delivery.workflow_run;
+  const found = await findRunStage(deps, repo, run.id, `${run.display_title} ${run.name ?? ""}`);
+  if (found === null) return;
+  const { plan, stageId, attempt } = found;
+  const at = deps.now();
+  let event: OrchestratorEvent;
+  if (delivery.action === "in_progress") {
+    event = { type: "run.started", at, stageId, attempt, runId: run.id };
+  } else {
+    const octokit = await deps.getOctokit(repo.installationId);
+    const context = withState(
+      await buildRepoContext(deps, octokit, repo, plan.stored.repo),
+      plan.stored.state,
+    );
+    const outcome = await readOutcome(context, { runId: run.id, conclusion: run.conclusion });
+    event = { type: "run.finished", at, stageId, attempt, runId: run.id, ...outcome };
+  }
+  await applyEvents(deps, { key: plan.key, events: [event] });
+}

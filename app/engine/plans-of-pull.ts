@@ -1,0 +1,44 @@
+import type { PlanKey } from "../store/store.ts";
+import type { EngineDeps } from "./engine-deps.ts";
+import { readStoredPlan } from "./stored-plan.ts";
+import type { StoredPlan } from "./stored-plan.ts";
+
+export type LoadedPlan = { key: PlanKey; planKey: string; stored: StoredPlan };
+
+/** The active plans of one pull request, parsed, in plan path order. */
+export async function loadPlansOfPull(
+  deps: EngineDeps,
+  repo: { owner: string; repo: string },
+  pr: number,
+): Promise<LoadedPlan[]> {
+  const records = await deps.store.listPlansForPull(repo.owner, repo.repo, pr);
+  return records
+    .filter((record) => record.active)
+    .map((record) => ({
+      key: record.key,
+      planKey: record.planKey,
+      stored: readStoredPlan(record.planKey, record.state),
+    }));
+}
+
+export type StageMatch = { ok: true; plan: LoadedPlan; stageId: string } | { ok: false; problem: string };
+
+/** Finds the plan a stage reference means: qualified `<plan-id>/<stage>`, or a stage id unique in the pull request. */
+export function findStage(plans: LoadedPlan[], ref: { planId: string | null; stageId: string }): StageMatch {
+  const candidates = plans.filter(
+    (plan) =>
+      (ref.planId === null || plan.stored.state.plan.id === ref.planId) &&
+      plan.stored.state.stages[ref.stageId] !== undefined,
+  );
+  const shown = ref.planId === null ? ref.stageId : `${ref.planId}/${ref.stageId}`;
+  const [only, ...others] = candidates;
+  if (only === undefined) return { ok: false, problem: `there is no stage \`${shown}\`.` };
+  if (others.length > 0) {
+    return { ok: false, problem: `\`${shown}\` is in several plans; write \`<plan-id>/${ref.stageId}\`.` };
+  }
+  return { ok: true, plan: only, stageId: ref.stageId };
+}
+
+export function describePlans(plans: LoadedPlan[]): { planId: string; stageIds: string[] }[] {
+  return plans.map((plan) => ({ planId: plan.stored.state.plan.id, stageIds: [...plan.stored.state.order] }));
+}

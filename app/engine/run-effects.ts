@@ -1,0 +1,52 @@
+import type { Effect } from "../../src/orchestrator/effects.ts";
+import { EffectError } from "../github/effect-context.ts";
+import { executeEffect } from "../github/execute-effect.ts";
+import type { OutboxEffect } from "../store/store.ts";
+import { applyEvents } from "./apply-events.ts";
+import { buildRepoContext, withState } from "./build-repo-context.ts";
+import type { EngineDeps } from "./engine-deps.ts";
+import { readStoredPlan } from "./stored-plan.ts";
+
+/** How long one claimed effect is ours (a dispatch may look for its run for a few seconds). */
+const EFFECT_LEASE_MS = 120_000;
+/** Attempts for an effect that fails in a retryable way, then it is given up (dead). */
+const MAX_EFFECT_ATTEMPTS = 5;
+
+/**
+ * Claims due effects from the outbox and carries them out with the plan's current state; the
+ * events they return (run dispatched, merge finished…) go back through the reducer. Returns how
+ * many effects were claimed.
+ */
+export async function runEffects(deps: EngineDeps, limit: number): Promise<number> {
+  const claimed = await deps.store.claimEffects(deps.workerId, limit, EFFECT_LEASE_MS, deps.now());
+  for (const item of claimed) await runOne(deps, item);
+  return claimed.length;
+}
+
+async function runOne(deps: EngineDeps, item: OutboxEffect): Promise<void> {
+  const effect = item.effect as Effect;
+  const log = deps.log.child({ effect: effect.type, key: item.key });
+  try {
+    const record = await deps.store.getPlan(item.planKey);
+    if (record === null) {
+      await deps.store.failEffect(item.key, "its plan is gone", null);
+      return;
+    }
+    const stored = readStoredPlan(record.planKey, record.state);
+    const octokit = await deps.getOctokit(item.planKey.installationId);
+    const context = await buildRepoContext(deps, octokit, item.planKey, stored.repo);
+    const events = await executeEffect(withState(context, stored.state), effect);
+    if (events.length > 0) await applyEvents(deps, { key: item.planKey, events });
+    await deps.store.completeEffect(item.key, { events: events.map((event) => event.type) }, deps.now());
+  } catch (error) {
+    const retryable = !(error instanceof EffectError) || error.retryable;
+    const message = error instanceof Error ? error.message : String(error);
+    const again = retryable && item.attempts < MAX_EFFECT_ATTEMPTS;
+    const retryAt = again ? deps.now() + Math.min(300_000, 5_000 * 2 ** (item.attempts - 1)) : null;
+    log.error(
+      { err: error, attempts: item.attempts, retryAt },
+      again ? "effect failed; retrying later" : "effect given up",
+    );
+    await deps.store.failEffect(item.key, message, retryAt);
+  }
+}

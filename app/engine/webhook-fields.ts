@@ -1,0 +1,80 @@
+import { z } from "zod";
+
+/**
+ * The fields of webhook payloads loom uses, checked with zod at the boundary. Everything else in a
+ * payload is ignored (and stripped).
+ */
+
+const Login = z.object({ login: z.string(), type: z.string().optional() });
+
+const Repository = z.object({
+  name: z.string(),
+  owner: z.object({ login: z.string() }),
+  full_name: z.string(),
+  default_branch: z.string().default("main"),
+});
+
+const Envelope = z.object({
+  action: z.string(),
+  installation: z.object({ id: z.number().int() }),
+  repository: Repository,
+  sender: Login,
+});
+
+export const PullRequestDelivery = Envelope.extend({
+  /** labeled/unlabeled: the label that changed. */
+  label: z.object({ name: z.string() }).optional(),
+  pull_request: z.object({
+    number: z.number().int(),
+    merged: z.boolean().nullable().optional(),
+    user: Login,
+    labels: z.array(z.object({ name: z.string() })).default([]),
+    head: z.object({
+      ref: z.string(),
+      sha: z.string(),
+      repo: z.object({ full_name: z.string() }).nullable(),
+    }),
+    base: z.object({ ref: z.string() }),
+  }),
+});
+export type PullRequestDelivery = z.infer<typeof PullRequestDelivery>;
+
+export const IssueCommentDelivery = Envelope.extend({
+  issue: z.object({ number: z.number().int(), pull_request: z.object({}).loose().optional() }),
+  comment: z.object({ id: z.number().int(), body: z.string().nullable().default("") }),
+});
+export type IssueCommentDelivery = z.infer<typeof IssueCommentDelivery>;
+
+export const CheckRunDelivery = Envelope.extend({
+  check_run: z.object({
+    id: z.number().int(),
+    name: z.string(),
+    external_id: z.string().nullable().default(""),
+    head_sha: z.string(),
+    pull_requests: z.array(z.object({ number: z.number().int() })).default([]),
+  }),
+  requested_action: z.object({ identifier: z.string() }).nullable().optional(),
+});
+export type CheckRunDelivery = z.infer<typeof CheckRunDelivery>;
+
+export const WorkflowRunDelivery = Envelope.extend({
+  workflow_run: z.object({
+    id: z.number().int(),
+    name: z.string().nullable().optional(),
+    display_title: z.string().default(""),
+    status: z.string().nullable(),
+    conclusion: z.string().nullable(),
+  }),
+});
+export type WorkflowRunDelivery = z.infer<typeof WorkflowRunDelivery>;
+
+export type RepoOf = { owner: string; repo: string; installationId: number; defaultBranch: string };
+
+export function readRepo(delivery: z.infer<typeof Envelope>): RepoOf {
+  return {
+    owner: delivery.repository.owner.login,
+    repo: delivery.repository.name,
+    installationId: delivery.installation.id,
+    defaultBranch: delivery.repository.default_branch,
+  };
+}

@@ -1,0 +1,54 @@
+import type { ApplicationFunction, Probot } from "probot";
+import { createEngine } from "./engine/create-engine.ts";
+import type { Engine } from "./engine/create-engine.ts";
+import type { EngineDeps } from "./engine/engine-deps.ts";
+import { recordDeliveries } from "./handlers/record-deliveries.ts";
+
+export type LoomAppOptions = Omit<EngineDeps, "getOctokit" | "getBotLogin" | "log"> & {
+  /** loom's bot login; read from `GET /app` (once) when not given. */
+  botLogin?: string | null;
+  /** Receives the engine once the app is loaded (tests drain it; `main.ts` starts its intervals). */
+  onEngine?: (engine: Engine) => void;
+  /** Process recorded deliveries right after recording them (default true). */
+  autoDrain?: boolean;
+};
+
+/**
+ * The Probot app function (`probot.load(createLoomApp(options))`): webhook handlers that only
+ * record deliveries, and the engine that processes them with the installation's Octokit.
+ */
+export function createLoomApp(options: LoomAppOptions): ApplicationFunction {
+  return (app: Probot) => {
+    const engine = createEngine({
+      ...options,
+      log: app.log.child({ name: "loom" }),
+      getOctokit: (installationId) => app.auth(installationId),
+      getBotLogin: memoizeBotLogin(app, options.botLogin),
+    });
+    recordDeliveries(app, {
+      store: options.store,
+      now: options.now,
+      wake: options.autoDrain === false ? () => undefined : () => engine.wake(),
+    });
+    options.onEngine?.(engine);
+  };
+}
+
+export default createLoomApp;
+
+function memoizeBotLogin(app: Probot, given: string | null | undefined): () => Promise<string | null> {
+  if (given !== undefined && given !== null) return () => Promise.resolve(given);
+  let known: Promise<string | null> | null = null;
+  return () => {
+    known ??= app
+      .auth()
+      .then((octokit) => octokit.rest.apps.getAuthenticated())
+      .then(({ data }) => (data?.slug ? `${data.slug}[bot]` : null))
+      .catch((error: unknown) => {
+        app.log.warn({ err: error }, "could not read the app's slug; set LOOM_BOT_LOGIN");
+        known = null;
+        return null;
+      });
+    return known;
+  };
+}

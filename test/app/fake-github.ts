@@ -1,0 +1,266 @@
+import nock from "nock";
+import type { GitHubMock } from "../support/github-mock.ts";
+import { REPO } from "../support/webhook-payloads.ts";
+
+/**
+ * A small stateful GitHub behind H5a's nock mock: one catch-all interceptor per method routes
+ * requests for the test repository to in-memory refs, files, check runs, comments, dispatches and
+ * merges. Every request is still validated against the OpenAPI description by the mock; a request
+ * no route knows is recorded in `unhandled` (tests assert it stays empty) and answered 501.
+ */
+
+type Json = Record<string, unknown>;
+type Reply = [number, unknown?];
+
+export type MergeAnswer = 201 | 204 | 409;
+
+export type FakeGitHub = {
+  refs: Map<string, string>;
+  /** `ref:path` → text */
+  files: Map<string, string>;
+  pullFiles: Map<number, string[]>;
+  roles: Map<string, string>;
+  checkRuns: Json[];
+  comments: Json[];
+  reactions: { commentId: number; content: string }[];
+  dispatches: { runId: number; inputs: Record<string, string> }[];
+  merges: { head: string; base: string; status: number }[];
+  /** Answers for the next merges of a head branch (default 201). */
+  mergeAnswers: Map<string, MergeAnswer[]>;
+  cancelled: number[];
+  unhandled: string[];
+  /** Removes the catch-alls (call before `gh.done()`). */
+  close(): void;
+};
+
+const BASE = `/repos/${REPO.owner}/${REPO.repo}`;
+let shaCounter = 0;
+export function nextSha(): string {
+  shaCounter += 1;
+  return shaCounter.toString(16).padStart(40, "a");
+}
+
+export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
+  const fake: FakeGitHub = {
+    refs: new Map(),
+    files: new Map(),
+    pullFiles: new Map(),
+    roles: new Map(),
+    checkRuns: [],
+    comments: [],
+    reactions: [],
+    dispatches: [],
+    merges: [],
+    mergeAnswers: new Map(),
+    cancelled: [],
+    unhandled: [],
+    close: () => undefined,
+  };
+  const interceptors: nock.Interceptor[] = [];
+  for (const method of ["GET", "POST", "PATCH", "DELETE"] as const) {
+    const interceptor = gh.api.persist().intercept(/.*/, method);
+    // nock 15 hands the reply function the Request; the mock has already recorded its body.
+    interceptor.reply(function (request: Request) {
+      const url = new URL(request.url);
+      const recorded = gh.requests.at(-1);
+      const body = (recorded?.method === method ? recorded.body : undefined) as Json | undefined;
+      const [status, data] = route(fake, method, url, body ?? {});
+      return [status, data as nock.Body];
+    });
+    interceptors.push(interceptor);
+  }
+  fake.close = () => {
+    for (const interceptor of interceptors) nock.removeInterceptor(interceptor);
+  };
+  return fake;
+}
+
+function route(fake: FakeGitHub, method: string, url: URL, body: Json): Reply {
+  const path = decodeURIComponent(url.pathname);
+  const q = url.searchParams;
+  let m: RegExpExecArray | null;
+  if (method === "POST" && /^\/app\/installations\/\d+\/access_tokens$/.test(path)) {
+    return [201, { token: "ghs_testtoken", expires_at: "2099-01-01T00:00:00Z", permissions: {} }];
+  }
+  if (!path.startsWith(BASE)) return unhandled(fake, method, path);
+  const rest = path.slice(BASE.length);
+  if (method === "GET" && rest === "") {
+    return [200, { name: REPO.repo, full_name: REPO.fullName, default_branch: REPO.defaultBranch }];
+  }
+  if (method === "GET" && (m = /^\/pulls\/(\d+)\/files$/.exec(rest))) {
+    const files = fake.pullFiles.get(Number(m[1])) ?? [];
+    return [
+      200,
+      files.map((filename, i) => ({
+        sha: nextSha(),
+        filename,
+        status: "added",
+        additions: 1,
+        deletions: 0,
+        changes: 1,
+        blob_url: "",
+        raw_url: "",
+        contents_url: "",
+        patch: "",
+        index: i,
+      })),
+    ];
+  }
+  if (method === "GET" && (m = /^\/pulls\/(\d+)$/.exec(rest))) {
+    return [200, { number: Number(m[1]), head: { sha: fake.refs.get("feature/plan"), ref: "feature/plan" } }];
+  }
+  if (method === "GET" && (m = /^\/contents\/(.+)$/.exec(rest))) {
+    const ref = q.get("ref") ?? REPO.defaultBranch;
+    const sha = fake.refs.get(ref) ?? ref;
+    const text = fake.files.get(`${sha}:${m[1]}`) ?? fake.files.get(`${ref}:${m[1]}`);
+    if (text === undefined) return [404, { message: "Not Found" }];
+    const content = Buffer.from(text).toString("base64");
+    return [
+      200,
+      {
+        type: "file",
+        name: m[1],
+        path: m[1],
+        sha: blobShaOf(text),
+        size: text.length,
+        encoding: "base64",
+        content,
+      },
+    ];
+  }
+  if (method === "GET" && (m = /^\/collaborators\/([^/]+)\/permission$/.exec(rest))) {
+    const role = fake.roles.get(m[1] ?? "");
+    if (role === undefined) return [404, { message: "Not Found" }];
+    const permission = role === "maintain" ? "write" : role === "triage" ? "read" : role;
+    return [200, { permission, role_name: role, user: { login: m[1] } }];
+  }
+  if (method === "GET" && (m = /^\/git\/ref\/heads\/(.+)$/.exec(rest))) {
+    const sha = fake.refs.get(m[1] ?? "");
+    if (sha === undefined) return [404, { message: "Not Found" }];
+    return [200, { ref: `refs/heads/${m[1]}`, object: { sha, type: "commit" } }];
+  }
+  if (method === "POST" && rest === "/git/refs") {
+    const name = String(body["ref"]).replace(/^refs\/heads\//, "");
+    if (fake.refs.has(name)) return [422, { message: "Reference already exists" }];
+    fake.refs.set(name, String(body["sha"]));
+    return [201, { ref: body["ref"], object: { sha: body["sha"] } }];
+  }
+  if (method === "DELETE" && (m = /^\/git\/refs\/heads\/(.+)$/.exec(rest))) {
+    fake.refs.delete(m[1] ?? "");
+    return [204];
+  }
+  if (method === "GET" && /^\/actions\/workflows\/[^/]+\/runs$/.test(rest)) {
+    const runs = fake.dispatches.map((d) => workflowRun(d.runId, d.inputs["key"] ?? ""));
+    return [200, { total_count: runs.length, workflow_runs: runs }];
+  }
+  if (method === "POST" && /^\/actions\/workflows\/[^/]+\/dispatches$/.test(rest)) {
+    const runId = 5000 + fake.dispatches.length + 1;
+    fake.dispatches.push({ runId, inputs: body["inputs"] as Record<string, string> });
+    return [
+      200,
+      {
+        workflow_run_id: runId,
+        run_url: `https://api.github.com${BASE}/actions/runs/${runId}`,
+        html_url: `https://github.com/${REPO.fullName}/actions/runs/${runId}`,
+      },
+    ];
+  }
+  if (method === "GET" && (m = /^\/actions\/runs\/(\d+)$/.exec(rest))) {
+    const dispatch = fake.dispatches.find((d) => d.runId === Number(m?.[1]));
+    if (!dispatch) return [404, { message: "Not Found" }];
+    return [
+      200,
+      {
+        ...workflowRun(dispatch.runId, dispatch.inputs["key"] ?? ""),
+        status: "in_progress",
+        conclusion: null,
+      },
+    ];
+  }
+  if (method === "POST" && (m = /^\/actions\/runs\/(\d+)\/cancel$/.exec(rest))) {
+    fake.cancelled.push(Number(m[1]));
+    return [202, {}];
+  }
+  if (method === "GET" && (m = /^\/commits\/([^/]+)\/check-runs$/.exec(rest))) {
+    const runs = fake.checkRuns.filter(
+      (r) => r["head_sha"] === m?.[1] && (!q.get("check_name") || r["name"] === q.get("check_name")),
+    );
+    return [200, { total_count: runs.length, check_runs: runs }];
+  }
+  if (method === "POST" && rest === "/check-runs") {
+    const run = {
+      ...body,
+      id: 7000 + fake.checkRuns.length + 1,
+      output: { title: null, ...(body["output"] as Json) },
+    };
+    fake.checkRuns.push(run);
+    return [201, run];
+  }
+  if (method === "PATCH" && (m = /^\/check-runs\/(\d+)$/.exec(rest))) {
+    const run = fake.checkRuns.find((r) => r["id"] === Number(m?.[1]));
+    if (!run) return [404, { message: "Not Found" }];
+    Object.assign(run, body, { output: { ...(run["output"] as Json), ...(body["output"] as Json) } });
+    return [200, run];
+  }
+  if (method === "GET" && /^\/issues\/\d+\/comments$/.test(rest)) return [200, fake.comments];
+  if (method === "POST" && /^\/issues\/\d+\/comments$/.test(rest)) {
+    const comment = {
+      id: 8000 + fake.comments.length + 1,
+      body: body["body"],
+      user: { login: "loom-app[bot]", type: "Bot" },
+    };
+    fake.comments.push(comment);
+    return [201, comment];
+  }
+  if (method === "PATCH" && (m = /^\/issues\/comments\/(\d+)$/.exec(rest))) {
+    const comment = fake.comments.find((c) => c["id"] === Number(m?.[1]));
+    if (!comment) return [404, { message: "Not Found" }];
+    comment["body"] = body["body"];
+    return [200, comment];
+  }
+  if (method === "POST" && (m = /^\/issues\/comments\/(\d+)\/reactions$/.exec(rest))) {
+    fake.reactions.push({ commentId: Number(m[1]), content: String(body["content"]) });
+    return [201, { id: 1, content: body["content"] }];
+  }
+  if (method === "POST" && rest === "/merges") {
+    const head = String(body["head"]);
+    const base = String(body["base"]);
+    const answers = fake.mergeAnswers.get(head) ?? [];
+    const status = answers.shift() ?? 201;
+    fake.merges.push({ head, base, status });
+    if (status === 409) return [409, { message: "Merge conflict" }];
+    if (status === 204) return [204];
+    const sha = nextSha();
+    fake.refs.set(base, sha);
+    return [201, { sha, commit: { message: body["commit_message"] } }];
+  }
+  if (method === "GET" && /^\/compare\/.+$/.test(rest)) {
+    return [200, { status: "ahead", ahead_by: 1, behind_by: 0 }];
+  }
+  return unhandled(fake, method, path);
+}
+
+function unhandled(fake: FakeGitHub, method: string, path: string): Reply {
+  fake.unhandled.push(`${method} ${path}`);
+  return [501, { message: "not in the fake" }];
+}
+
+function workflowRun(id: number, key: string): Json {
+  return {
+    id,
+    name: "loom stage",
+    display_title: `loom ${key}`,
+    status: "queued",
+    conclusion: null,
+    html_url: `https://github.com/${REPO.fullName}/actions/runs/${id}`,
+    event: "workflow_dispatch",
+    head_branch: REPO.defaultBranch,
+  };
+}
+
+/** A stand-in for git's blob SHA: stable per text. */
+export function blobShaOf(text: string): string {
+  let hash = 0;
+  for (const char of text) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return hash.toString(16).padStart(8, "0").repeat(5);
+}

@@ -1,0 +1,139 @@
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Probot, ProbotOctokit } from "probot";
+import pino from "pino";
+import { createLoomApp } from "../../app/index.ts";
+import type { Engine } from "../../app/engine/create-engine.ts";
+import { openStore } from "../../app/store/open-store.ts";
+import type { Store } from "../../app/store/store.ts";
+import { mockGitHub } from "../support/github-mock.ts";
+import type { GitHubMock } from "../support/github-mock.ts";
+import { delivery } from "../support/webhook-payloads.ts";
+import { createFakeGitHub, nextSha } from "./fake-github.ts";
+import type { FakeGitHub } from "./fake-github.ts";
+
+const { privateKey } = generateKeyPairSync("rsa", {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: "pkcs1", format: "pem" },
+  publicKeyEncoding: { type: "spki", format: "pem" },
+});
+
+export const PLAN_PATH = "doc/plans/PLAN-diamond.md";
+export const BOT = "loom-app[bot]";
+
+/** a → (b, c) → d */
+export const DIAMOND_PLAN = `# Plan: Diamond
+
+<!-- loom METADATA -->
+
+\`\`\`yaml
+loom:
+  version: 1
+  stages:
+    - id: a
+      name: Foundation
+      dependencies: []
+      acceptance: ["npm test"]
+    - id: b
+      name: Left
+      dependencies: [a]
+      acceptance: ["npm test"]
+    - id: c
+      name: Right
+      dependencies: [a]
+      acceptance: ["npm test"]
+    - id: d
+      name: Join
+      dependencies: [b, c]
+      acceptance: ["npm test"]
+\`\`\`
+
+<!-- END loom METADATA -->
+`;
+
+export type Harness = {
+  probot: Probot;
+  store: Store;
+  engine: Engine;
+  gh: GitHubMock;
+  fake: FakeGitHub;
+  headSha: string;
+  /** Receives a webhook and processes everything it leads to. */
+  receive(name: string, payload: Record<string, unknown>, id?: string): Promise<void>;
+  /** Asserts the mock saw only valid, answered requests; closes everything. */
+  finish(): Promise<void>;
+  /** Closes without asserting (after a failure). */
+  cleanup(): Promise<void>;
+};
+
+export type HarnessOptions = { store?: Store; planText?: string; workerId?: string; clock?: () => number };
+
+export function createProbot(): Probot {
+  return new Probot({
+    appId: 1,
+    privateKey,
+    log: pino({ level: process.env["LOOM_TEST_LOG"] ?? "silent" }),
+    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+  });
+}
+
+/** A loom app on a temporary SQLite store, with GitHub faked for acme/widgets. */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), "loom-app-"));
+  const store = options.store ?? (await openStore({ sqlitePath: join(dir, "loom.sqlite") }));
+  const gh = mockGitHub();
+  const fake = createFakeGitHub(gh);
+  const headSha = nextSha();
+  fake.refs.set("main", nextSha());
+  fake.refs.set("feature/plan", headSha);
+  fake.files.set(`${headSha}:${PLAN_PATH}`, options.planText ?? DIAMOND_PLAN);
+  fake.pullFiles.set(1, ["README.md", PLAN_PATH]);
+  fake.roles.set("alice", "write");
+  const probot = createProbot();
+  let engine: Engine | undefined;
+  let time = Date.UTC(2026, 10, 22, 0, 0, 0);
+  await probot.load(
+    createLoomApp({
+      store,
+      now: options.clock ?? (() => (time += 1000)),
+      workerId: options.workerId ?? "test-worker",
+      botLogin: BOT,
+      autoDrain: false,
+      sleep: () => Promise.resolve(),
+      onEngine: (created) => {
+        engine = created;
+      },
+    }),
+  );
+  if (engine === undefined) throw new Error("the app did not create its engine");
+  const loaded = engine;
+  const close = async () => {
+    fake.close();
+    if (options.store === undefined) await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return {
+    probot,
+    store,
+    engine: loaded,
+    gh,
+    fake,
+    headSha,
+    receive: async (name, payload, id) => {
+      await probot.receive(delivery(name, payload, id));
+      await loaded.drain();
+    },
+    finish: async () => {
+      await close();
+      if (fake.unhandled.length > 0)
+        throw new Error(`requests the fake does not know: ${fake.unhandled.join(", ")}`);
+      gh.done();
+    },
+    cleanup: async () => {
+      gh.cleanup();
+      await close();
+    },
+  };
+}
