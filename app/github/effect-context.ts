@@ -37,6 +37,9 @@ export type RepoContext = {
   sleep?: (ms: number) => Promise<void>;
 };
 
+/** What the run readers need: a subset of `RepoContext` (an `EffectContext` will do). */
+export type ReaderContext = Pick<RepoContext, "octokit" | "owner" | "repo" | "calls" | "cache">;
+
 /** What an effect runs with: the repository and the plan's state the effect was decided on. */
 export type EffectContext = RepoContext & { state: PlanState };
 
