@@ -2,50 +2,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { Handoff, renderHandoffMarkdown } from "../../src/artifacts/handoff.ts";
 import { Heartbeat } from "../../src/artifacts/heartbeat.ts";
-import { runSession, type RunSessionOptions } from "../../action/src/session/run-session.ts";
-import { startFakeModelServer, type FakeTurn, type FakeModelServer } from "../support/fake-model-server.ts";
-import { CLAUDE_PATH, createSandbox, HOOKS_DIR, type Sandbox } from "../support/fake-model-sandbox.ts";
-
-type Run = {
-  box: Sandbox;
-  server: FakeModelServer;
-  heartbeats: Heartbeat[];
-  outcome: Awaited<ReturnType<typeof runSession>>;
-};
-
-async function runScripted(
-  turns: (box: Sandbox) => FakeTurn[],
-  extra: Partial<RunSessionOptions> = {},
-  setup: (box: Sandbox) => void = () => undefined,
-): Promise<Run> {
-  const box = createSandbox();
-  setup(box);
-  const server = await startFakeModelServer({ turns: turns(box) });
-  const heartbeats: Heartbeat[] = [];
-  try {
-    const outcome = await runSession({
-      prompt: "Do the stage.",
-      cwd: box.repo,
-      claudePath: CLAUDE_PATH,
-      env: box.claudeEnv(server.url),
-      stageId: "stage-a",
-      attempt: 1,
-      stateDir: box.stateDir,
-      transcriptPath: join(box.dir, "transcript.jsonl"),
-      hooks: { dir: HOOKS_DIR, extension: "ts", nodePath: process.execPath },
-      allowedTools: ["Read", "Write", "Edit", "Bash(git *)"],
-      toolHeartbeatGapMs: 0,
-      publishHeartbeat: (hb) => {
-        heartbeats.push(Heartbeat.parse(hb));
-      },
-      ...extra,
-    });
-    return { box, server, heartbeats, outcome };
-  } finally {
-    await server.close();
-  }
-}
+import { isProcessGroupAlive } from "../../action/src/session/kill-process-group.ts";
+import { runScripted } from "../support/fake-model-run.ts";
 
 describe("runSession with the real Claude Code binary", { timeout: 110_000 }, () => {
   it("a model that writes a file completes, and the heartbeat shows the last tool the hook saw", async () => {
@@ -107,6 +67,62 @@ describe("runSession with the real Claude Code binary", { timeout: 110_000 }, ()
       assert.ok(outcome.costUsd > 0);
       assert.equal(outcome.resultText, "Done. [DEVIATION Rule 2: wrote hello.txt at the root]");
       assert.ok(readFileSync(outcome.transcriptPath, "utf8").includes('"type":"result"'));
+    } finally {
+      box.cleanup();
+    }
+  });
+
+  it("a model that stalls is stopped by the silence watchdog: hung, with its whole process group gone", async () => {
+    const { box, outcome, server } = await runScripted(
+      (b) => [
+        {
+          blocks: [
+            { type: "tool_use", name: "Write", input: { file_path: join(b.repo, "a.txt"), content: "a\n" } },
+          ],
+        },
+        { blocks: [{ type: "text", text: "never sent" }], stall: "forever" },
+      ],
+      { silenceTimeoutMs: 10_000, killGraceMs: 1000, stopMaxBlocks: 0 },
+    );
+    try {
+      assert.equal(outcome.status, "hung", outcome.reason);
+      assert.equal(server.turnsUsed(), 2);
+      assert.ok(typeof outcome.processGroupId === "number");
+      assert.equal(isProcessGroupAlive(outcome.processGroupId), false);
+      assert.equal(Handoff.parse(outcome.handoff).reason, "hung");
+      assert.deepEqual(outcome.handoff.files_touched, ["a.txt"]);
+    } finally {
+      box.cleanup();
+    }
+  });
+
+  it("crossing the context budget ends the session with a handoff document that validates", async () => {
+    const { box, outcome, server } = await runScripted((b) => [
+      {
+        blocks: [
+          { type: "tool_use", name: "Write", input: { file_path: join(b.repo, "notes.md"), content: "n\n" } },
+        ],
+      },
+      {
+        blocks: [
+          { type: "text", text: "Reading a lot." },
+          { type: "tool_use", name: "Read", input: { file_path: join(b.repo, "README.md") } },
+        ],
+        usage: { input_tokens: 20_000, cache_read_input_tokens: 660_000 },
+      },
+      { blocks: [{ type: "text", text: "should not be reached" }] },
+    ]);
+    try {
+      assert.equal(outcome.status, "needs-handoff", outcome.reason);
+      assert.equal(server.turnsUsed(), 2);
+      assert.ok(outcome.contextPercent >= 65, String(outcome.contextPercent));
+      const handoff = Handoff.parse(outcome.handoff);
+      assert.equal(handoff.reason, "context-budget");
+      assert.equal(handoff.stage_id, "stage-a");
+      assert.equal(handoff.session_id, outcome.sessionId);
+      assert.deepEqual(handoff.files_touched, ["notes.md"]);
+      assert.match(handoff.summary, /Reading a lot\./);
+      assert.match(renderHandoffMarkdown(handoff), /## Files touched\n\n- notes\.md/);
     } finally {
       box.cleanup();
     }

@@ -116,9 +116,12 @@ export async function runSession(options: RunSessionOptions): Promise<SessionOut
   const transcript = createWriteStream(options.transcriptPath);
 
   let observation: StreamObservation = EMPTY_OBSERVATION;
-  let cause: StopCause | null = null;
+  // Written from callbacks: kept in an object so reads after `await` are not narrowed to null.
+  const ended: { cause: StopCause | null; lastHeartbeat: Heartbeat | null } = {
+    cause: null,
+    lastHeartbeat: null,
+  };
   let lastOutputAt = now().getTime();
-  let lastHeartbeat: Heartbeat | null = null;
   let lastToolHeartbeatAt = 0;
   const publishing: Promise<void>[] = [];
   const contextPercent = (): number => computeContextPercent(observation, options.contextWindow);
@@ -142,7 +145,7 @@ export async function runSession(options: RunSessionOptions): Promise<SessionOut
   };
   const publish = (): void => {
     const heartbeat = makeHeartbeat();
-    lastHeartbeat = heartbeat;
+    ended.lastHeartbeat = heartbeat;
     if (options.publishHeartbeat === undefined) return;
     const publishHeartbeat = options.publishHeartbeat;
     publishing.push(
@@ -163,8 +166,8 @@ export async function runSession(options: RunSessionOptions): Promise<SessionOut
     lines.once("close", resolve);
   });
   const endSession = (why: StopCause): void => {
-    if (cause !== null) return;
-    cause = why;
+    if (ended.cause !== null) return;
+    ended.cause = why;
     log("ending the session", { why });
     if (pgid !== undefined) killProcessGroup(pgid, "SIGTERM");
     const timer = setTimeout(() => {
@@ -175,7 +178,7 @@ export async function runSession(options: RunSessionOptions): Promise<SessionOut
   };
 
   lines.on("line", (text) => {
-    if (cause !== null || observation.result !== null) return;
+    if (ended.cause !== null || observation.result !== null) return;
     transcript.write(`${text}\n`);
     lastOutputAt = now().getTime();
     const event = parseStreamLine(text);
@@ -228,19 +231,21 @@ export async function runSession(options: RunSessionOptions): Promise<SessionOut
   publish();
   await Promise.all(publishing);
   return finishOutcome({
+    pgid: pgid ?? null,
     options,
     files,
     observation,
-    cause: cause ?? { kind: "stream-ended" },
+    cause: ended.cause ?? { kind: "stream-ended" },
     exit,
     stderrTail,
-    lastHeartbeat,
+    lastHeartbeat: ended.lastHeartbeat,
     started,
     now,
   });
 }
 
 type FinishInput = {
+  pgid: number | null;
   options: RunSessionOptions;
   files: SessionFiles;
   observation: StreamObservation;
@@ -269,6 +274,7 @@ function finishOutcome(input: FinishInput): SessionOutcome {
     deviations: o.deviations,
     durationMs: now().getTime() - input.started,
     exit: input.exit,
+    processGroupId: input.pgid,
     stderrTail: input.stderrTail,
     reason: decision.reason,
   };

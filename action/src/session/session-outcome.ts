@@ -36,6 +36,8 @@ type OutcomeBase = {
   deviations: string[];
   durationMs: number;
   exit: { code: number | null; signal: string | null };
+  /** The session's process group (killed when the session ends); null if it never started. */
+  processGroupId?: number | null;
   /** Last part of Claude Code's stderr. */
   stderrTail: string;
   /** One line a person reads: why this outcome. */
