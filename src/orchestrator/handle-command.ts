@@ -108,3 +108,8 @@ function approve(ctx: StepContext, event: CommandEvent, who: string): void {
   state.approvedSha = state.pr.headSha;
   reply(ctx, event, true, `Head ${state.pr.headSha.slice(0, 7)} approved by ${who}: stages may run.`);
 }
+
+/** Commands on a closed pull request change nothing; the sender still hears why. */
+export function replyClosed(ctx: StepContext, event: CommandEvent): void {
+  reply(ctx, event, false, "The pull request is closed: loom runs nothing for it. Reopen it to continue.");
+}

@@ -6,7 +6,7 @@ import { scheduleRetry } from "./handle-run.ts";
 /**
  * Time passed: due backoff retries go back in line, and sessions silent for longer than
  * `heartbeatTimeoutMs` are cancelled, marked `hung` and retried as recovery sessions (they count
- * as a failed attempt). Sessions still within their deadline get a timer for it.
+ * as a failed attempt).
  */
 export function handleTick(ctx: StepContext): void {
   const { state } = ctx;
@@ -34,14 +34,8 @@ function checkHeartbeat(ctx: StepContext, stage: StageState): void {
   if (!session) return;
   const { heartbeatTimeoutMs } = ctx.state.settings;
   const deadline = session.lastSeenAt + heartbeatTimeoutMs;
-  if (ctx.at < deadline) {
-    emit(ctx, {
-      type: "setTimer",
-      key: makeStageKey(ctx.state, stage.id, session.attempt, `watch:${deadline}`),
-      at: deadline,
-    });
-    return;
-  }
+  // Within its deadline: `nextWakeAt` tells the app when to look again.
+  if (ctx.at < deadline) return;
   if (session.runId !== null) {
     emit(ctx, {
       type: "cancelRun",

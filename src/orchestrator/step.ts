@@ -5,7 +5,7 @@ import type { StepContext } from "./step-context.ts";
 import { reject } from "./step-context.ts";
 import { applyLabels } from "./apply-labels.ts";
 import { applyPlanChange, closePlan, createPlanState, moveHead, reopenStages } from "./apply-plan.ts";
-import { handleCommand } from "./handle-command.ts";
+import { handleCommand, replyClosed } from "./handle-command.ts";
 import { handleMergeFinished } from "./handle-merge.ts";
 import { handleHeartbeat, handleRunDispatched, handleRunFinished, handleRunStarted } from "./handle-run.ts";
 import { handleTick } from "./handle-tick.ts";
@@ -34,6 +34,7 @@ export function step(state: PlanState | null, event: OrchestratorEvent): StepRes
   let headMoved = false;
   if (ctx.state.closed && event.type !== "plan.opened") {
     reject(ctx, null, `${event.type} ignored: the pull request is closed`);
+    if (event.type === "command.received") replyClosed(ctx, event);
   } else {
     headMoved = apply(ctx, event, state === null);
     schedule(ctx);

@@ -34,8 +34,8 @@ function describeComment(state: PlanState | null): string {
 }
 
 /**
- * `syncCheckRun` for every stage whose check run would show something new, then one for the
- * plan and `syncStatusComment` when the overview changed. When the head moved, every check run
+ * `syncCheckRun` for every stage whose check run would show something new (heartbeats included),
+ * then one for the plan and `syncStatusComment` when the overview (statuses) changed. When the head moved, every check run
  * is re-created on the new head.
  */
 export function computeSyncEffects(before: PlanState | null, after: PlanState, headMoved: boolean): Effect[] {
@@ -47,7 +47,7 @@ export function computeSyncEffects(before: PlanState | null, after: PlanState, h
     effects.push({ type: "syncCheckRun", key: `${prefix}:${id}:check`, stageId: id });
   }
   const commentChanged = describeComment(before) !== describeComment(after);
-  if (effects.length > 0 || commentChanged)
+  if (commentChanged || headMoved)
     effects.push({ type: "syncCheckRun", key: `${prefix}:@plan:check`, stageId: null });
   if (commentChanged || headMoved)
     effects.push({ type: "syncStatusComment", key: `${prefix}:@plan:status-comment` });
