@@ -46,13 +46,23 @@ const PATTERNS: readonly Pattern[] = [
     kind: "private-key",
     regex: /-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY-----|[\s\S]*$)/g,
   },
-  // ghp_ gho_ ghu_ ghs_ ghr_, classic (36 characters) and the new ghs_<appid>_<jwt> format.
+  // ghp_ gho_ ghu_ ghs_ ghr_: the new `ghs_<appid>_<jwt>` format, the classic one (36+ letters
+  // and digits), and any other long run with a digit and a capital. Identifiers such as
+  // `ghs_installation_token` pass.
   {
     kind: "github-token",
-    regex: new RegExp(`${before}gh[pousr]_${base64url}{16,}(?:\\.${base64url}+)*`, "g"),
+    regex: new RegExp(`${before}gh[pousr]_[0-9]+_${base64url}{20,}(?:\\.${base64url}+)*`, "g"),
   },
-  { kind: "github-pat", regex: new RegExp(`${before}github_pat_[A-Za-z0-9_]{20,}`, "g") },
-  { kind: "anthropic-key", regex: new RegExp(`${before}sk-ant-${base64url}{16,}`, "g") },
+  { kind: "github-token", regex: new RegExp(`${before}gh[pousr]_[A-Za-z0-9]{36,}(?![A-Za-z0-9])`, "g") },
+  {
+    kind: "github-token",
+    regex: new RegExp(
+      `${before}gh[pousr]_(?=${base64url}*[0-9])(?=${base64url}*[A-Z])${base64url}{30,}`,
+      "g",
+    ),
+  },
+  { kind: "github-pat", regex: new RegExp(`${before}github_pat_[A-Za-z0-9]{20,}_[A-Za-z0-9]{40,}`, "g") },
+  { kind: "anthropic-key", regex: new RegExp(`${before}sk-ant-${base64url}{32,}`, "g") },
   {
     kind: "aws-access-key",
     regex: /(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[A-Z0-9]{16}(?![A-Z0-9])/g,
@@ -66,7 +76,7 @@ const PATTERNS: readonly Pattern[] = [
     kind: "jwt",
     regex: new RegExp(`${before}eyJ${base64url}{8,}\\.eyJ${base64url}{8,}\\.${base64url}*`, "g"),
   },
-  { kind: "npm-token", regex: new RegExp(`${before}npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])`, "g") },
+  { kind: "npm-token", regex: new RegExp(`${before}npm_[A-Za-z0-9]{36,}(?![A-Za-z0-9])`, "g") },
   { kind: "slack-token", regex: new RegExp(`${before}xox[abprs]-[A-Za-z0-9-]{10,}`, "g") },
   // A token after "Bearer": at least 16 characters with a digit or capital, so prose passes.
   {

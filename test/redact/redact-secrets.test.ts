@@ -20,6 +20,11 @@ const cases: { name: string; secret: string; kind: SecretKind; around?: [string,
   { name: "installation token ghs_ (classic 36 chars)", secret: `ghs_${filler(36)}`, kind: "github-token" },
   { name: "refresh token ghr_ (long)", secret: `ghr_${filler(76)}`, kind: "github-token" },
   {
+    name: "future token shape with dashes and underscores",
+    secret: `ghu_${b64url(20)}Z9_${b64url(20)}`,
+    kind: "github-token",
+  },
+  {
     name: "new long installation token ghs_<appid>_<jwt> (~520 chars)",
     secret: longInstallationToken,
     kind: "github-token",
@@ -138,6 +143,9 @@ describe("redactSecrets: ordinary text passes unchanged", () => {
     "-----BEGIN PUBLIC KEY-----",
     "AKIA is the prefix of an access key id",
     "const taskAsk = ask-ant-colony;",
+    "the ghs_installation_token_format_changed and ghp_token_placeholder_value_for_docs",
+    "github_pat_prefix_is_documented_here",
+    "set ANTHROPIC_API_KEY=sk-ant-your-key-here",
   ];
   for (const text of harmless) {
     it(`keeps: ${text}`, () => {
