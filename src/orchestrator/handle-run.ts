@@ -68,6 +68,8 @@ export function handleHeartbeat(
     endSession(ctx, stage.id, session, "running");
     session.startedAt = event.at;
   }
+  // The same heartbeat read again (a reconcile pass) is no sign of life.
+  if (session.lastHeartbeat !== null && event.heartbeat.timestamp <= session.lastHeartbeat.timestamp) return;
   session.lastHeartbeat = event.heartbeat;
   session.lastSeenAt = Math.max(session.lastSeenAt, event.at);
 }

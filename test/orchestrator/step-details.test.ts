@@ -116,3 +116,14 @@ test("step without a state accepts only plan.opened", () => {
   });
   assert.deepEqual(state.order, []);
 });
+
+test("the same heartbeat read twice is no sign of life: the session still hangs on time", () => {
+  const story = new Story(makePlan([["a", []]]));
+  const beat = { ...heartbeat, timestamp: 5 };
+  story.send({ type: "heartbeat.seen", stageId: "a", attempt: 1, heartbeat: beat }, 1000);
+  const seen = story.stage("a").sessions[0]?.lastSeenAt;
+  story.send({ type: "heartbeat.seen", stageId: "a", attempt: 1, heartbeat: beat }, 250_000);
+  assert.equal(story.stage("a").sessions[0]?.lastSeenAt, seen);
+  story.send({ type: "tick" }, 60_000);
+  assert.equal(story.stage("a").sessions[0]?.status, "hung");
+});
