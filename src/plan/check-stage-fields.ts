@@ -61,7 +61,7 @@ export function checkStageFields({ stage, index }: StageEntry, at: YamlLocator, 
   }
 
   stage.wiring.forEach((wiring, i) => {
-    const compiled = compileWiringPattern(wiring.pattern);
+    const compiled = compileWiringPattern(wiring.pattern, { literal: wiring.literal });
     if (!compiled.ok)
       fail(`wiring #${i + 1} has an invalid regex pattern: ${compiled.message}`, ["wiring", i, "pattern"]);
   });

@@ -8,15 +8,17 @@ const JS_FLAGS: Readonly<Record<string, string>> = { i: "i", m: "m", s: "s" };
 /**
  * Compiles a wiring `pattern` (written for Rust's `regex` crate) as a JavaScript RegExp: a
  * leading inline flag group such as `(?i)` becomes RegExp flags and `(?P<name>` becomes
- * `(?<name>`. Patterns that JavaScript cannot compile come back as a message, never a throw.
+ * `(?<name>`. With `literal` (the wiring check's `literal: true`) the pattern is matched as plain
+ * text. Patterns that JavaScript cannot compile come back as a message, never a throw.
  */
-export function compileWiringPattern(pattern: string): CompiledPattern {
+export function compileWiringPattern(pattern: string, options: { literal?: boolean } = {}): CompiledPattern {
   if (pattern.length > MAX_WIRING_PATTERN_LENGTH) {
     return {
       ok: false,
       message: `pattern is ${pattern.length} characters; the limit is ${MAX_WIRING_PATTERN_LENGTH}`,
     };
   }
+  if (options.literal === true) return { ok: true, regex: new RegExp(escapeRegExp(pattern)) };
   let body = pattern.replaceAll("(?P<", "(?<");
   let flags = "";
   const inline = /^\(\?([a-zA-Z]+)\)/.exec(body);
@@ -33,4 +35,8 @@ export function compileWiringPattern(pattern: string): CompiledPattern {
   } catch (error) {
     return { ok: false, message: error instanceof Error ? error.message : String(error) };
   }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }

@@ -31,7 +31,13 @@ export type AcceptanceCriterion = z.infer<typeof AcceptanceCriterion>;
 
 /** A regex that must match in a source file: proof that a new piece is wired in. */
 export const WiringCheck = z
-  .object({ source: z.string(), pattern: z.string(), description: z.string().optional() })
+  .object({
+    source: z.string(),
+    pattern: z.string(),
+    description: z.string().optional(),
+    /** Match `pattern` as plain text rather than a regex (reference CLI). */
+    literal: z.boolean().optional(),
+  })
   .loose();
 export type WiringCheck = z.infer<typeof WiringCheck>;
 

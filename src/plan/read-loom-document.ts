@@ -1,4 +1,5 @@
 import { detectStageType } from "./detect-stage-type.ts";
+import { isRecord } from "./is-record.ts";
 import type { Diagnostics } from "./diagnostics.ts";
 import { describeZodIssues, formatYamlPath } from "./describe-zod-issues.ts";
 import { LoomMetadata, PLAN_LIMITS, Stage } from "./plan.ts";
@@ -113,8 +114,4 @@ function readStages(
     result.entries.push({ index, stage, raw });
   });
   return result;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,15 @@
 import type { Diagnostics } from "./diagnostics.ts";
-import { LoomMetadata, Stage } from "./plan.ts";
+import {
+  AcceptanceCheck,
+  DeadCodeCheck,
+  LoomMetadata,
+  Stage,
+  SuccessCriteria,
+  TruthCheck,
+  WiringCheck,
+  WiringTest,
+} from "./plan.ts";
+import { isRecord } from "./is-record.ts";
 import type { YamlLocator } from "./yaml-locator.ts";
 
 /** Stage keys the reference CLI knows that do nothing on GitHub, with the reason. */
@@ -57,6 +67,7 @@ export function reportStageKeys(
       : `stage "${id}": unknown key \`${key}\` is kept but not used`;
     report.warning(message, at.key([...path, key]), id);
   }
+  reportNestedKeys(raw, path, id, at, report);
   const lanes = raw["implementers"];
   const others = Array.isArray(lanes) ? lanes.filter((lane) => lane !== "claude").map(String) : [];
   if (others.length > 0) {
@@ -66,4 +77,50 @@ export function reportStageKeys(
       id,
     );
   }
+}
+
+/** Known keys of the check objects a stage holds, per stage field. */
+const CHECK_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
+  acceptance: new Set(Object.keys(AcceptanceCheck.shape)),
+  wiring: new Set(Object.keys(WiringCheck.shape)),
+  wiring_tests: new Set(Object.keys(WiringTest.shape)),
+  before_stage: new Set(Object.keys(TruthCheck.shape)),
+  after_stage: new Set(Object.keys(TruthCheck.shape)),
+};
+const DEAD_CODE_KEYS = new Set(Object.keys(DeadCodeCheck.shape));
+const SUCCESS_CRITERIA_KEYS = new Set(Object.keys(SuccessCriteria.shape));
+
+/** Warns about unknown keys inside a stage's check objects (acceptance, wiring, …). */
+function reportNestedKeys(
+  raw: Record<string, unknown>,
+  path: readonly (string | number)[],
+  id: string,
+  at: YamlLocator,
+  report: Diagnostics,
+): void {
+  const warn = (where: (string | number)[], known: ReadonlySet<string>, value: unknown): void => {
+    if (!isRecord(value)) return;
+    for (const key of Object.keys(value)) {
+      if (known.has(key)) continue;
+      const field = [...where, key]
+        .map((part) => (typeof part === "number" ? `[${part}]` : `.${part}`))
+        .join("")
+        .slice(1);
+      report.warning(
+        `stage "${id}": unknown key \`${field}\` is kept but not used`,
+        at.key([...path, ...where, key]),
+        id,
+      );
+    }
+  };
+  for (const [field, known] of Object.entries(CHECK_KEYS)) {
+    const list = raw[field];
+    if (!Array.isArray(list)) continue;
+    list.forEach((item: unknown, i) => {
+      warn([field, i], known, item);
+      if (field === "wiring_tests" && isRecord(item))
+        warn([field, i, "success_criteria"], SUCCESS_CRITERIA_KEYS, item["success_criteria"]);
+    });
+  }
+  warn(["dead_code_check"], DEAD_CODE_KEYS, raw["dead_code_check"]);
 }

@@ -347,6 +347,22 @@ describe("parsePlan reports each error at its line and column in the markdown", 
   });
 });
 
+describe("a literal wiring pattern", () => {
+  it("is plain text, so regex syntax in it is no error", () => {
+    const yaml = [
+      ...HEADER,
+      ...goodStage("a"),
+      "      wiring:",
+      '        - source: "src/x.rs"',
+      '          pattern: "foo(("',
+      "          literal: true",
+      "          description: d",
+    ];
+    const result = parsePlan("PLAN-literal.md", planMarkdown(yaml));
+    assert.ok(result.ok, JSON.stringify(result.ok ? [] : result.errors));
+  });
+});
+
 describe("a plan without a readable METADATA block", () => {
   const text = (body: string) => `# Plan: X\n\nSome prose.\n${body}`;
   const cases = [
