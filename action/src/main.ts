@@ -1,0 +1,159 @@
+import * as core from "@actions/core";
+import { DefaultArtifactClient } from "@actions/artifact";
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { redactSecrets } from "../../src/redact/redact-secrets.ts";
+import { createArtifactDeps } from "./publish/create-artifact-deps.ts";
+import { PublishInputs, runPublish } from "./publish/run-publish.ts";
+import { runStage } from "./run-stage.ts";
+import { RunStageInputs } from "./run-stage-inputs.ts";
+import type { HookPrograms } from "./session/hook-settings.ts";
+import { runSession } from "./session/run-session.ts";
+import { createArtifactClient } from "./upload/create-artifact-client.ts";
+import { loadPreviousSession } from "./upload/load-previous-session.ts";
+
+type Env = Record<string, string | undefined>;
+
+const RUN_INPUTS = [
+  "plan_path",
+  "plan_id",
+  "stage_id",
+  "attempt",
+  "kind",
+  "branch",
+  "base",
+  "key",
+  "previous_run_id",
+  "max_budget_usd",
+  "max_turns",
+  "silence_timeout_minutes",
+  "context_budget_percent",
+  "model",
+  "claude_path",
+  "check_timeout_minutes",
+  "allowed_tools",
+] as const;
+
+/** Variables no child process of the action may see: inputs (the token), Actions runtime tokens. */
+function isRunnerSecretName(name: string): boolean {
+  return (
+    name.startsWith("INPUT_") ||
+    name.startsWith("ACTIONS_") ||
+    name === "GITHUB_TOKEN" ||
+    name === "GH_TOKEN" ||
+    name === "GITHUB_STEP_SUMMARY_TOKEN"
+  );
+}
+
+function pickEnv(env: Env, keep: (name: string) => boolean): Env {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => keep(name)));
+}
+
+function readInputs(names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(names.map((name) => [name, core.getInput(name)]));
+}
+
+/** loom's hook programs: next to the bundle (`dist/hooks/*.js`) or, unbundled, `hooks/*.ts`. */
+function locateHooks(): HookPrograms | null {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const bundled = path.join(here, "hooks");
+  if (existsSync(path.join(bundled, "stop.js")))
+    return { dir: bundled, extension: "js", nodePath: process.execPath };
+  const source = path.resolve(here, "../../hooks");
+  if (existsSync(path.join(source, "stop.ts")))
+    return { dir: source, extension: "ts", nodePath: process.execPath };
+  return null;
+}
+
+async function runMode(env: Env): Promise<void> {
+  const apiKey = env.ANTHROPIC_API_KEY ?? "";
+  const githubToken = core.getInput("github_token");
+  const knownSecrets = [
+    apiKey,
+    githubToken,
+    env.ACTIONS_RUNTIME_TOKEN ?? "",
+    env.ACTIONS_ID_TOKEN_REQUEST_TOKEN ?? "",
+  ].filter((value) => value !== "");
+  for (const secret of knownSecrets) core.setSecret(secret);
+  if (apiKey === "") core.warning("ANTHROPIC_API_KEY is not set: the session cannot reach the model.");
+  const inputs = RunStageInputs.parse(readInputs(RUN_INPUTS));
+  const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
+  const tempDir = path.join(env.RUNNER_TEMP ?? tmpdir(), `loom-${inputs.stage_id}-${inputs.attempt}`);
+  await mkdir(tempDir, { recursive: true });
+  const hooks = locateHooks();
+  if (hooks === null)
+    core.warning("loom's hook programs were not found next to the action: running without hooks.");
+  const artifacts = createArtifactClient();
+  const [owner = "", repo = ""] = (env.GITHUB_REPOSITORY ?? "").split("/");
+  const redact = (text: string): string => redactSecrets(text, knownSecrets);
+  const sessionEnv: Env = {
+    ...pickEnv(env, (name) => !isRunnerSecretName(name)),
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_TELEMETRY: "1",
+  };
+  const checkEnv = pickEnv(
+    sessionEnv,
+    (name) => name !== "ANTHROPIC_API_KEY" && name !== "ANTHROPIC_AUTH_TOKEN",
+  );
+  const { result, resultFile } = await runStage(inputs, {
+    workspace,
+    tempDir,
+    sessionEnv,
+    checkEnv,
+    knownSecrets,
+    hooks,
+    runSession,
+    uploadArtifact: artifacts.upload,
+    loadPrevious: (runId) =>
+      loadPreviousSession(
+        artifacts.reader,
+        { runId, token: githubToken, owner, repo },
+        path.join(tempDir, "previous"),
+      ),
+    writeSummary: async (markdown) => {
+      await core.summary.addRaw(markdown).write();
+    },
+    log: (message, data) =>
+      core.info(redact(data === undefined ? message : `${message} ${JSON.stringify(data)}`)),
+    now: Date.now,
+  });
+  core.setOutput("outcome", result.outcome);
+  core.setOutput("result_path", resultFile);
+  // The outcome travels in loom-result; the job fails only when the action itself broke, so the
+  // publish job still pushes a handoff's commits.
+  core.info(`loom: ${result.outcome}: ${result.reason}`);
+}
+
+async function publishMode(env: Env): Promise<void> {
+  const githubToken = core.getInput("github_token");
+  if (githubToken !== "") core.setSecret(githubToken);
+  const inputs = PublishInputs.parse(readInputs(["plan_path", "plan_id", "stage_id", "branch"]));
+  const tempDir = path.join(env.RUNNER_TEMP ?? tmpdir(), `loom-publish-${inputs.stage_id}`);
+  await mkdir(tempDir, { recursive: true });
+  const knownSecrets = [githubToken, env.ACTIONS_RUNTIME_TOKEN ?? ""].filter((value) => value !== "");
+  const result = await runPublish({
+    workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
+    tempDir,
+    inputs,
+    knownSecrets,
+    deps: { ...createArtifactDeps(new DefaultArtifactClient()), log: (message) => core.info(message) },
+  });
+  core.setOutput("published", result.pushed_sha ?? "");
+  if (!result.ok) core.setFailed(`loom publish refused: ${result.refusals.map((r) => r.rule).join(", ")}`);
+}
+
+/** The action's entry: `mode` `run` (default) runs a stage session, `publish` pushes its commits. */
+export async function main(env: Env = process.env): Promise<void> {
+  const mode = core.getInput("mode") || "run";
+  try {
+    if (mode === "run") await runMode(env);
+    else if (mode === "publish") await publishMode(env);
+    else core.setFailed(`unknown mode ${JSON.stringify(mode)}: use "run" or "publish"`);
+  } catch (error) {
+    core.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    core.setFailed(`loom action failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
