@@ -84,15 +84,13 @@ function serveArtifact(mock: GitHubMock, id: number, files: Record<string, strin
 
 test("a finished run is read with its newest loom-result (following the 302) and loom-publish", async () => {
   gh = mockGitHub();
-  gh.api
-    .get("/repos/octo/repo/actions/runs/9")
-    .reply(200, {
-      id: 9,
-      status: "completed",
-      conclusion: "success",
-      html_url: "h",
-      display_title: "loom a [k]",
-    });
+  gh.api.get("/repos/octo/repo/actions/runs/9").reply(200, {
+    id: 9,
+    status: "completed",
+    conclusion: "success",
+    html_url: "h",
+    display_title: "loom a [k]",
+  });
   gh.api
     .get("/repos/octo/repo/actions/runs/9/artifacts")
     .query({ per_page: "100" })

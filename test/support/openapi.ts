@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
@@ -7,7 +9,8 @@ import addFormatsModule from "ajv-formats";
  * Checks a request against GitHub's own OpenAPI description (`@octokit/openapi`, the dereferenced
  * api.github.com document): the path template and method exist, path and query parameters fit
  * their schemas, and the JSON body validates against the operation's request body schema.
- * The 73 MB document is read once per process; body validators are compiled lazily.
+ * The 73 MB document is read once per process, or rather its slim extract (paths, parameters and
+ * request bodies, no responses) cached in the temp directory; body validators are compiled lazily.
  */
 
 export type RequestToValidate = {
@@ -54,12 +57,39 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 const ajv = new Ajv({ strict: false, allErrors: true });
 addFormats(ajv);
 
+type Paths = Record<string, Record<string, unknown>>;
+
+/** Paths with only what requests are checked against, cached by the document's size and time. */
+function loadSlimPaths(): Paths {
+  const stat = statSync(DOCUMENT);
+  const cache = join(tmpdir(), `loom-openapi-slim-${stat.size}-${Math.floor(stat.mtimeMs)}.json`);
+  try {
+    return JSON.parse(readFileSync(cache, "utf8")) as Paths;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  const document = JSON.parse(readFileSync(DOCUMENT, "utf8")) as { paths: Paths };
+  const slim: Paths = {};
+  for (const [template, item] of Object.entries(document.paths)) {
+    const methods: Record<string, unknown> = {};
+    for (const method of METHODS) {
+      const operation = item[method] as Operation | undefined;
+      if (!operation) continue;
+      const { operationId, parameters, requestBody } = operation;
+      methods[method] = { operationId, parameters, requestBody };
+    }
+    slim[template] = methods;
+  }
+  // Written aside and renamed, so parallel test processes never read half a file.
+  const temporary = `${cache}.${process.pid}.tmp`;
+  writeFileSync(temporary, JSON.stringify(slim));
+  renameSync(temporary, cache);
+  return slim;
+}
+
 function loadRoutes(): Route[] {
   if (routes) return routes;
-  const document = JSON.parse(readFileSync(DOCUMENT, "utf8")) as {
-    paths: Record<string, Record<string, unknown>>;
-  };
-  routes = Object.entries(document.paths).map(([template, item]) => toRoute(template, item));
+  routes = Object.entries(loadSlimPaths()).map(([template, item]) => toRoute(template, item));
   // Prefer the most specific template when several match (more literal segments first).
   routes.sort((a, b) => b.literals - a.literals);
   return routes;
