@@ -35,6 +35,8 @@ const common: BuildOptions = {
   logLevel: "warning",
   // Deterministic output: no metafile, no source maps with absolute paths.
   sourcemap: false,
+  // Module paths baked into the bundle stay relative to the checkout even when node_modules is a link.
+  preserveSymlinks: true,
 };
 
 /** Hook programs are the `hooks/*.ts` files named after a hook event; the rest are helpers. */
