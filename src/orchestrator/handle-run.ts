@@ -2,7 +2,7 @@ import type { OrchestratorEvent, RunOutcome } from "./events.ts";
 import type { Session, StageState } from "./state.ts";
 import type { StepContext } from "./step-context.ts";
 import { addNote, emit, endSession, findSession, makeStageKey, moveStage, reject } from "./step-context.ts";
-import { computeBackoff } from "./compute-backoff.ts";
+import { scheduleRetry } from "./schedule-retry.ts";
 import { requestMerge } from "./handle-merge.ts";
 
 type RunEvent = Extract<
@@ -190,36 +190,4 @@ function finishMergeSession(
       scheduleRetry(ctx, stage, `attempt ${session.attempt} (merge) ${outcome}: ${detail}`);
       return;
   }
-}
-
-/**
- * A crash, hang or timeout: wait 30 s·2^(n-1) (capped) and try again as a recovery session, or
- * give up after `maxAttempts` failures. Stage sessions wait as `blocked` with `retryAt` set;
- * merge sessions wait in `merge-conflict` and end in `merge-blocked`.
- */
-export function scheduleRetry(ctx: StepContext, stage: StageState, why: string): void {
-  const { settings } = ctx.state;
-  stage.failures++;
-  const isMerge = stage.status === "merge-conflict";
-  if (stage.failures >= settings.maxAttempts) {
-    const text = `${why}; gave up after ${stage.failures} failed attempts, \`/loom retry ${stage.id}\` to try again`;
-    if (isMerge) moveStage(ctx, stage, "merge-blocked", text);
-    else if (moveStage(ctx, stage, "blocked", text)) stage.blockedBy = "retries";
-    stage.retryAt = null;
-    return;
-  }
-  if (!isMerge && !moveStage(ctx, stage, "blocked")) return;
-  const retryAt = ctx.at + computeBackoff(settings, stage.failures);
-  stage.retryAt = retryAt;
-  stage.blockedBy = null;
-  addNote(
-    ctx,
-    stage,
-    `${why}; retry ${stage.failures} of ${settings.maxAttempts - 1} in ${(retryAt - ctx.at) / 1000} s`,
-  );
-  emit(ctx, {
-    type: "setTimer",
-    key: makeStageKey(ctx.state, stage.id, stage.sessions.length, "retry"),
-    at: retryAt,
-  });
 }

@@ -1,7 +1,7 @@
 import type { StageState } from "./state.ts";
 import type { StepContext } from "./step-context.ts";
 import { addNote, emit, endSession, findActiveSession, makeStageKey, moveStage } from "./step-context.ts";
-import { scheduleRetry } from "./handle-run.ts";
+import { scheduleRetry } from "./schedule-retry.ts";
 
 /**
  * Time passed: due backoff retries go back in line, and sessions silent for longer than
