@@ -1,0 +1,30 @@
+import { deepMerge, exampleOf } from "../support/webhook-payloads.ts";
+import type { RepoRecord } from "./emulator-state.ts";
+import { repoJson, userJson, type JsonContext } from "./github-json.ts";
+
+type Json = Record<string, unknown>;
+
+/**
+ * A webhook payload: GitHub's own example of `event`.`action` (`@octokit/webhooks-examples`) with
+ * the repository, installation, sender and `override` (the emulator's records) put over it.
+ */
+export function buildWebhookPayload(
+  ctx: JsonContext,
+  repo: RepoRecord,
+  event: string,
+  action: string | null,
+  sender: string,
+  override: Json,
+): Json {
+  const base = exampleOf(event, action ?? "");
+  const merged = deepMerge(base, {
+    repository: repoJson(ctx, repo),
+    installation: { id: repo.installationId, node_id: `I_${repo.installationId}` },
+    sender: userJson(ctx, sender),
+    organization: { login: repo.owner, id: 1, node_id: "O_1", url: `${ctx.url}/orgs/${repo.owner}` },
+  });
+  // Records replace the example's objects wholesale, so no stale example field survives inside them.
+  const payload: Json = { ...merged, ...override };
+  if (action !== null) payload["action"] = action;
+  return payload;
+}

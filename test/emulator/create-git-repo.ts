@@ -1,0 +1,226 @@
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { runGit, runGitBytes, runGitOk } from "./run-git.ts";
+
+export type Person = { name: string; email: string };
+export type CommitInfo = {
+  sha: string;
+  tree: string;
+  parents: string[];
+  message: string;
+  author: Person & { date: string };
+  committer: Person & { date: string };
+};
+export type ChangedFile = {
+  filename: string;
+  status: "added" | "removed" | "modified" | "renamed";
+  additions: number;
+  deletions: number;
+  previousFilename?: string;
+};
+export type TreeEntry = { mode: string; type: string; sha: string; path: string; size: number };
+export type MergeResult = { type: "merged"; sha: string } | { type: "conflict"; detail: string };
+
+/** A bare repository on disk, driven with the real git CLI. `now` stamps commits (the emulator's clock). */
+export type GitRepo = ReturnType<typeof createGitRepo>;
+
+const DEFAULT_PERSON: Person = { name: "emulator", email: "emulator@example.invalid" };
+
+export function createGitRepo(dir: string, now: () => number) {
+  const dateEnv = (author: Person, committer: Person): Record<string, string> => {
+    const date = `@${Math.floor(now() / 1000)} +0000`;
+    return {
+      GIT_AUTHOR_NAME: author.name,
+      GIT_AUTHOR_EMAIL: author.email,
+      GIT_AUTHOR_DATE: date,
+      GIT_COMMITTER_NAME: committer.name,
+      GIT_COMMITTER_EMAIL: committer.email,
+      GIT_COMMITTER_DATE: date,
+    };
+  };
+
+  const repo = {
+    dir,
+    async init(defaultBranch: string): Promise<void> {
+      await mkdir(dir, { recursive: true });
+      await runGitOk(dir, ["init", "--bare", "--quiet", `--initial-branch=${defaultBranch}`]);
+      await runGitOk(dir, ["config", "uploadpack.allowAnySHA1InWant", "true"]);
+    },
+    /** The commit a ref, branch or sha names; null when there is none. */
+    async resolve(name: string): Promise<string | null> {
+      const result = await runGit(dir, ["rev-parse", "--verify", "--quiet", `${name}^{commit}`]);
+      return result.code === 0 ? result.stdout.trim() : null;
+    },
+    async readBranch(branch: string): Promise<string | null> {
+      return repo.resolve(`refs/heads/${branch}`);
+    },
+    async objectExists(sha: string): Promise<boolean> {
+      return (await runGit(dir, ["cat-file", "-e", `${sha}^{commit}`])).code === 0;
+    },
+    /** Sets `ref` to `sha` when it still points at `expected` ("" = must not exist). False when it moved. */
+    async updateRef(ref: string, sha: string, expected?: string): Promise<boolean> {
+      const args = ["update-ref", ref, sha];
+      if (expected !== undefined) args.push(expected === "" ? "0".repeat(40) : expected);
+      return (await runGit(dir, args)).code === 0;
+    },
+    async deleteRef(ref: string): Promise<boolean> {
+      return (await runGit(dir, ["update-ref", "-d", ref])).code === 0;
+    },
+    async listBranches(): Promise<Map<string, string>> {
+      const out = await runGitOk(dir, [
+        "for-each-ref",
+        "--format=%(refname:strip=2) %(objectname)",
+        "refs/heads",
+      ]);
+      const branches = new Map<string, string>();
+      for (const line of out.split("\n").filter(Boolean)) {
+        const at = line.lastIndexOf(" ");
+        branches.set(line.slice(0, at), line.slice(at + 1));
+      }
+      return branches;
+    },
+    async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+      return (await runGit(dir, ["merge-base", "--is-ancestor", ancestor, descendant])).code === 0;
+    },
+    async mergeBase(a: string, b: string): Promise<string | null> {
+      const result = await runGit(dir, ["merge-base", a, b]);
+      return result.code === 0 ? result.stdout.trim() : null;
+    },
+    /** Ahead/behind counts of `head` against `base`. */
+    async countDivergence(base: string, head: string): Promise<{ ahead: number; behind: number }> {
+      const out = await runGitOk(dir, ["rev-list", "--left-right", "--count", `${base}...${head}`]);
+      const [behind = "0", ahead = "0"] = out.trim().split(/\s+/);
+      return { ahead: Number(ahead), behind: Number(behind) };
+    },
+    async readCommit(sha: string): Promise<CommitInfo> {
+      const format = "%H%n%T%n%P%n%an%n%ae%n%aI%n%cn%n%ce%n%cI%n%B";
+      const out = await runGitOk(dir, ["log", "-1", `--format=${format}`, sha]);
+      const [h = "", t = "", p = "", an = "", ae = "", ad = "", cn = "", ce = "", cd = "", ...body] =
+        out.split("\n");
+      return {
+        sha: h,
+        tree: t,
+        parents: p.split(" ").filter(Boolean),
+        message: body.join("\n").trimEnd(),
+        author: { name: an, email: ae, date: ad },
+        committer: { name: cn, email: ce, date: cd },
+      };
+    },
+    async listCommits(from: string | null, to: string, limit = 250): Promise<string[]> {
+      const range = from ? `${from}..${to}` : to;
+      const out = await runGitOk(dir, ["rev-list", `--max-count=${limit}`, "--reverse", range]);
+      return out.split("\n").filter(Boolean);
+    },
+    async readBlob(ref: string, file: string): Promise<Buffer | null> {
+      return runGitBytes(dir, ["cat-file", "blob", `${ref}:${file}`]);
+    },
+    /** Entries of the tree at `ref:dirPath` ("" for the root); null when it is not a directory. */
+    async listTree(ref: string, dirPath: string): Promise<TreeEntry[] | null> {
+      const spec = dirPath === "" ? `${ref}^{tree}` : `${ref}:${dirPath}`;
+      const type = await runGit(dir, ["cat-file", "-t", spec]);
+      if (type.code !== 0 || type.stdout.trim() !== "tree") return null;
+      const out = await runGitOk(dir, ["ls-tree", "-l", spec]);
+      return out
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => {
+          const [meta = "", name = ""] = line.split("\t");
+          const [mode = "", kind = "", sha = "", size = "0"] = meta.split(/\s+/);
+          return {
+            mode,
+            type: kind,
+            sha,
+            path: dirPath === "" ? name : `${dirPath}/${name}`,
+            size: Number(size) || 0,
+          };
+        });
+    },
+    async blobSha(ref: string, file: string): Promise<string | null> {
+      const result = await runGit(dir, ["rev-parse", "--verify", "--quiet", `${ref}:${file}`]);
+      return result.code === 0 ? result.stdout.trim() : null;
+    },
+    /** Files changed from `from` to `to`, with line counts. */
+    async diffFiles(from: string, to: string): Promise<ChangedFile[]> {
+      const status = await runGitOk(dir, ["diff", "--name-status", "-M", "-z", from, to]);
+      const numstat = await runGitOk(dir, ["diff", "--numstat", "-M", "-z", from, to]);
+      const counts = parseNumstat(numstat);
+      const parts = status.split("\0").filter((part) => part !== "");
+      const files: ChangedFile[] = [];
+      for (let i = 0; i < parts.length;) {
+        const code = parts[i++] ?? "";
+        if (code.startsWith("R")) {
+          const previous = parts[i++] ?? "";
+          const filename = parts[i++] ?? "";
+          const c = counts.get(filename) ?? { additions: 0, deletions: 0 };
+          files.push({ filename, status: "renamed", previousFilename: previous, ...c });
+          continue;
+        }
+        const filename = parts[i++] ?? "";
+        const c = counts.get(filename) ?? { additions: 0, deletions: 0 };
+        const kind = code === "A" ? "added" : code === "D" ? "removed" : "modified";
+        files.push({ filename, status: kind, ...c });
+      }
+      return files;
+    },
+    /** Writes a commit with `files` changed on top of `parent` (null: a root commit). A null content deletes the file. */
+    async commitFiles(input: {
+      parent: string | null;
+      files: Record<string, string | Uint8Array | null>;
+      message: string;
+      author?: Person;
+    }): Promise<string> {
+      const scratch = await mkdtemp(path.join(tmpdir(), "emulator-index-"));
+      const env = { GIT_INDEX_FILE: path.join(scratch, "index") };
+      try {
+        if (input.parent) await runGitOk(dir, ["read-tree", input.parent], { env });
+        for (const [file, content] of Object.entries(input.files)) {
+          if (content === null) {
+            await runGitOk(dir, ["update-index", "--force-remove", file], { env });
+            continue;
+          }
+          const blob = (await runGitOk(dir, ["hash-object", "-w", "--stdin"], { input: content })).trim();
+          await runGitOk(dir, ["update-index", "--add", "--cacheinfo", `100644,${blob},${file}`], { env });
+        }
+        const tree = (await runGitOk(dir, ["write-tree"], { env })).trim();
+        const author = input.author ?? DEFAULT_PERSON;
+        const args = ["commit-tree", tree, "-m", input.message];
+        if (input.parent) args.push("-p", input.parent);
+        return (await runGitOk(dir, args, { env: dateEnv(author, author) })).trim();
+      } finally {
+        await rm(scratch, { recursive: true, force: true });
+      }
+    },
+    /** A real three-way merge of `head` into `base` (`git merge-tree --write-tree`); a merge commit with both parents on success. */
+    async merge(base: string, head: string, message: string, committer: Person): Promise<MergeResult> {
+      const result = await runGit(dir, ["merge-tree", "--write-tree", "--name-only", base, head]);
+      if (result.code === 1)
+        return { type: "conflict", detail: result.stdout.split("\n").slice(1).join("\n").trim() };
+      if (result.code !== 0) throw new Error(`git merge-tree exited ${result.code}: ${result.stderr.trim()}`);
+      const tree = result.stdout.split("\n")[0]?.trim() ?? "";
+      const args = ["commit-tree", tree, "-p", base, "-p", head, "-m", message];
+      const sha = (await runGitOk(dir, args, { env: dateEnv(committer, committer) })).trim();
+      return { type: "merged", sha };
+    },
+  };
+  return repo;
+}
+
+function parseNumstat(out: string): Map<string, { additions: number; deletions: number }> {
+  const counts = new Map<string, { additions: number; deletions: number }>();
+  const parts = out.split("\0");
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] ?? "";
+    const fields = part.split("\t");
+    if (fields.length < 3) continue;
+    const [add = "0", del = "0", name = ""] = fields;
+    const additions = Number(add) || 0;
+    const deletions = Number(del) || 0;
+    if (name === "") {
+      // A rename: the next two parts are the old and new names.
+      i += 2;
+      counts.set(parts[i] ?? "", { additions, deletions });
+    } else counts.set(name, { additions, deletions });
+  }
+  return counts;
+}

@@ -1,0 +1,116 @@
+import type { Core } from "./create-core.ts";
+import type { CommentRecord, PullRecord, RepoRecord } from "./emulator-state.ts";
+import { takeId } from "./emulator-state.ts";
+
+type Files = Record<string, string | null>;
+
+export type OpenPullRequest = {
+  head: string;
+  base?: string;
+  title?: string;
+  body?: string;
+  /** Committed on the head branch (created from `base` when missing) before the pull request opens. */
+  files?: Files;
+  message?: string;
+  /** The head repository's full name when the pull request comes from a fork. */
+  headRepo?: string;
+};
+
+/** A person acting on GitHub: each action changes the emulator's state and fires the webhook GitHub would. */
+export type Person = ReturnType<typeof createPerson>;
+
+export function createPerson(core: Core, repo: RepoRecord, login: string) {
+  const author = { name: login, email: `${login}@users.noreply.example.invalid` };
+
+  function pull(number: number): PullRecord {
+    const found = core.findPull(repo, number);
+    if (!found) throw new Error(`no pull request #${number} in ${repo.fullName}`);
+    return found;
+  }
+
+  const person = {
+    login,
+    /** Commits `files` on `branch` (created from `from`, default the default branch, when missing). Fires `synchronize`. */
+    async push(
+      branch: string,
+      files: Files,
+      options: { message?: string; from?: string } = {},
+    ): Promise<string> {
+      const current = await repo.git.readBranch(branch);
+      const parent = current ?? (await repo.git.resolve(options.from ?? repo.defaultBranch));
+      const sha = await repo.git.commitFiles({
+        parent,
+        files,
+        message: options.message ?? `Update ${Object.keys(files).join(", ")}`,
+        author,
+      });
+      if (!(await core.moveBranch(repo, branch, sha, login, current ?? "")))
+        throw new Error(`${branch} moved while pushing`);
+      return sha;
+    },
+    async openPullRequest(input: OpenPullRequest): Promise<PullRecord> {
+      const base = input.base ?? repo.defaultBranch;
+      if (input.files)
+        await person.push(input.head, input.files, {
+          from: base,
+          ...(input.message ? { message: input.message } : {}),
+        });
+      const headSha = await repo.git.readBranch(input.head);
+      if (!headSha) throw new Error(`the head branch ${input.head} does not exist`);
+      const at = core.now();
+      const number = core.state.pulls.filter((p) => p.repo === repo.fullName).length + 1;
+      const record: PullRecord = {
+        repo: repo.fullName,
+        id: takeId(core.state),
+        number,
+        title: input.title ?? `Pull request from ${input.head}`,
+        body: input.body ?? "",
+        user: login,
+        headRef: input.head,
+        headRepo: input.headRepo ?? repo.fullName,
+        baseRef: base,
+        headSha,
+        state: "open",
+        merged: false,
+        labels: [],
+        createdAt: at,
+        updatedAt: at,
+      };
+      core.state.pulls.push(record);
+      await core.emitPull(repo, record, "opened", login);
+      return record;
+    },
+    async comment(number: number, body: string): Promise<CommentRecord> {
+      return core.addComment(repo, pull(number), body, login);
+    },
+    async addLabel(number: number, name: string): Promise<void> {
+      await core.changeLabels(repo, pull(number), [name], [], login);
+    },
+    async removeLabel(number: number, name: string): Promise<void> {
+      await core.changeLabels(repo, pull(number), [], [name], login);
+    },
+    /** Clicks a check run's button: `check_run.requested_action` with its identifier. */
+    async clickButton(checkRunId: number, identifier: string): Promise<void> {
+      const run = core.state.checkRuns.find((r) => r.id === checkRunId);
+      if (!run) throw new Error(`no check run ${checkRunId}`);
+      if (!run.actions.some((a) => a.identifier === identifier))
+        throw new Error(`check run ${checkRunId} has no button ${identifier}`);
+      await core.emitCheckRun(repo, run, "requested_action", login, { requested_action: { identifier } });
+    },
+    /** "Re-run" on a check run: `check_run.rerequested`. */
+    async rerequest(checkRunId: number): Promise<void> {
+      const run = core.state.checkRuns.find((r) => r.id === checkRunId);
+      if (!run) throw new Error(`no check run ${checkRunId}`);
+      await core.emitCheckRun(repo, run, "rerequested", login);
+    },
+    async close(number: number, options: { merged?: boolean } = {}): Promise<void> {
+      const record = pull(number);
+      record.headSha = await core.headOf(repo, record);
+      record.state = "closed";
+      record.merged = options.merged ?? false;
+      record.updatedAt = core.now();
+      await core.emitPull(repo, record, "closed", login);
+    },
+  };
+  return person;
+}

@@ -1,0 +1,19 @@
+import { actionsRoutes } from "./actions-routes.ts";
+import { artifactRoutes } from "./artifact-routes.ts";
+import { checkRunRoutes } from "./check-run-routes.ts";
+import { issueRoutes } from "./issue-routes.ts";
+import { pullRoutes } from "./pull-routes.ts";
+import { refRoutes } from "./ref-routes.ts";
+import { repoRoutes } from "./repo-routes.ts";
+import type { Routes } from "./route-reply.ts";
+
+/** Every REST operation the emulator answers, by GitHub's operation id. */
+export const emulatorRoutes: Routes = {
+  ...repoRoutes,
+  ...pullRoutes,
+  ...refRoutes,
+  ...checkRunRoutes,
+  ...actionsRoutes,
+  ...artifactRoutes,
+  ...issueRoutes,
+};

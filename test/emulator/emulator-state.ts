@@ -1,0 +1,153 @@
+import type { GitRepo } from "./create-git-repo.ts";
+
+/**
+ * Everything the emulator remembers besides git: plain records a test may read (and, when it plays
+ * GitHub itself, change). Times are epoch milliseconds from the emulator's clock.
+ */
+
+export type Role = "admin" | "maintain" | "write" | "triage" | "read" | "none";
+
+export type RepoRecord = {
+  id: number;
+  owner: string;
+  name: string;
+  fullName: string;
+  defaultBranch: string;
+  installationId: number;
+  private: boolean;
+  git: GitRepo;
+  /** Workflow file path (`.github/workflows/x.yml`) → workflow id, assigned on first use. */
+  workflows: Map<string, number>;
+};
+
+export type PullRecord = {
+  repo: string;
+  id: number;
+  number: number;
+  title: string;
+  body: string;
+  user: string;
+  headRef: string;
+  /** The head repository's full name (another name = a fork). */
+  headRepo: string;
+  baseRef: string;
+  /** The head commit when the pull request was closed (open ones follow their branch). */
+  headSha: string;
+  state: "open" | "closed";
+  merged: boolean;
+  labels: string[];
+  createdAt: number;
+  updatedAt: number;
+};
+
+export type CheckRunAction = { label: string; description: string; identifier: string };
+
+export type CheckRunRecord = {
+  repo: string;
+  id: number;
+  name: string;
+  headSha: string;
+  status: "queued" | "in_progress" | "completed" | "waiting" | "requested" | "pending";
+  conclusion: string | null;
+  externalId: string | null;
+  detailsUrl: string | null;
+  output: { title: string | null; summary: string | null; text: string | null; annotationsCount: number };
+  actions: CheckRunAction[];
+  startedAt: number;
+  completedAt: number | null;
+  /** Who created it (the app's bot login). */
+  app: string;
+};
+
+export type CommentRecord = {
+  repo: string;
+  id: number;
+  issueNumber: number;
+  body: string;
+  user: string;
+  createdAt: number;
+  updatedAt: number;
+};
+
+export type ReactionRecord = {
+  repo: string;
+  id: number;
+  commentId: number;
+  content: string;
+  user: string;
+  createdAt: number;
+};
+
+export type RunStatus = "queued" | "in_progress" | "completed";
+
+export type RunRecord = {
+  repo: string;
+  id: number;
+  workflowId: number;
+  workflowPath: string;
+  /** The workflow's `name:`. */
+  name: string;
+  /** The rendered `run-name:` (what GitHub shows and `display_title` carries). */
+  displayTitle: string;
+  event: "workflow_dispatch";
+  headBranch: string;
+  headSha: string;
+  inputs: Record<string, string>;
+  actor: string;
+  status: RunStatus;
+  conclusion: string | null;
+  cancelRequested: boolean;
+  runAttempt: number;
+  createdAt: number;
+  updatedAt: number;
+  startedAt: number;
+};
+
+export type ArtifactRecord = {
+  repo: string;
+  id: number;
+  runId: number;
+  name: string;
+  zip: Buffer;
+  createdAt: number;
+  expiresAt: number;
+};
+
+export type EmulatorState = {
+  repos: Map<string, RepoRecord>;
+  pulls: PullRecord[];
+  checkRuns: CheckRunRecord[];
+  comments: CommentRecord[];
+  reactions: ReactionRecord[];
+  runs: RunRecord[];
+  artifacts: ArtifactRecord[];
+  /** `owner/repo` → login → role. */
+  permissions: Map<string, Map<string, Role>>;
+  /** Issued tokens → the login they act as. */
+  tokens: Map<string, string>;
+  /** One-time artifact download tokens → artifact id and expiry. */
+  downloads: Map<string, { artifactId: number; expiresAt: number }>;
+  nextId: number;
+};
+
+export function createEmulatorState(): EmulatorState {
+  return {
+    repos: new Map(),
+    pulls: [],
+    checkRuns: [],
+    comments: [],
+    reactions: [],
+    runs: [],
+    artifacts: [],
+    permissions: new Map(),
+    tokens: new Map(),
+    downloads: new Map(),
+    nextId: 1000,
+  };
+}
+
+/** A fresh id, unique across every kind of record. */
+export function takeId(state: EmulatorState): number {
+  state.nextId += 1;
+  return state.nextId;
+}

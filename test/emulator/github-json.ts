@@ -1,0 +1,251 @@
+import type {
+  ArtifactRecord,
+  CheckRunRecord,
+  CommentRecord,
+  PullRecord,
+  RepoRecord,
+  RunRecord,
+} from "./emulator-state.ts";
+
+/**
+ * GitHub-shaped JSON for the emulator's records, shared by REST answers and webhook payloads:
+ * the fields loom reads, plus enough of the rest for clients that look.
+ */
+
+type Json = Record<string, unknown>;
+
+export type JsonContext = { url: string; appId: number; appSlug: string };
+
+const HTML = "https://github.emulator.invalid";
+
+export function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+function idOfLogin(login: string): number {
+  let hash = 7;
+  for (const char of login) hash = (hash * 31 + char.charCodeAt(0)) % 9_000_000;
+  return 1_000_000 + hash;
+}
+
+export function userJson(ctx: JsonContext, login: string): Json {
+  const id = idOfLogin(login);
+  return {
+    login,
+    id,
+    node_id: `U_${id}`,
+    avatar_url: `${HTML}/avatars/${id}`,
+    gravatar_id: "",
+    url: `${ctx.url}/users/${encodeURIComponent(login)}`,
+    html_url: `${HTML}/${login}`,
+    type: login.endsWith("[bot]") ? "Bot" : "User",
+    site_admin: false,
+  };
+}
+
+export function repoJson(ctx: JsonContext, repo: RepoRecord): Json {
+  const api = `${ctx.url}/repos/${repo.fullName}`;
+  return {
+    id: repo.id,
+    node_id: `R_${repo.id}`,
+    name: repo.name,
+    full_name: repo.fullName,
+    private: repo.private,
+    owner: { ...userJson(ctx, repo.owner), type: "Organization" },
+    html_url: `${HTML}/${repo.fullName}`,
+    description: null,
+    fork: false,
+    url: api,
+    clone_url: `${HTML}/${repo.fullName}.git`,
+    default_branch: repo.defaultBranch,
+    visibility: repo.private ? "private" : "public",
+    archived: false,
+    disabled: false,
+    permissions: { admin: false, maintain: false, push: true, triage: true, pull: true },
+  };
+}
+
+export function labelJson(ctx: JsonContext, repo: RepoRecord, name: string): Json {
+  const id = idOfLogin(`label:${name}`);
+  return {
+    id,
+    node_id: `LA_${id}`,
+    url: `${ctx.url}/repos/${repo.fullName}/labels/${encodeURIComponent(name)}`,
+    name,
+    color: "ededed",
+    default: false,
+    description: null,
+  };
+}
+
+export function pullJson(
+  ctx: JsonContext,
+  repo: RepoRecord,
+  pull: PullRecord,
+  headSha: string,
+  baseSha: string,
+): Json {
+  const api = `${ctx.url}/repos/${repo.fullName}`;
+  const [headOwner = repo.owner] = pull.headRepo.split("/");
+  const headRepo =
+    pull.headRepo === repo.fullName
+      ? repoJson(ctx, repo)
+      : { ...repoJson(ctx, repo), full_name: pull.headRepo, fork: true, owner: userJson(ctx, headOwner) };
+  return {
+    url: `${api}/pulls/${pull.number}`,
+    id: pull.id,
+    node_id: `PR_${pull.id}`,
+    html_url: `${HTML}/${repo.fullName}/pull/${pull.number}`,
+    issue_url: `${api}/issues/${pull.number}`,
+    number: pull.number,
+    state: pull.state,
+    locked: false,
+    title: pull.title,
+    user: userJson(ctx, pull.user),
+    body: pull.body,
+    labels: pull.labels.map((name) => labelJson(ctx, repo, name)),
+    created_at: iso(pull.createdAt),
+    updated_at: iso(pull.updatedAt),
+    closed_at: pull.state === "closed" ? iso(pull.updatedAt) : null,
+    merged_at: pull.merged ? iso(pull.updatedAt) : null,
+    merge_commit_sha: null,
+    draft: false,
+    head: {
+      label: `${headOwner}:${pull.headRef}`,
+      ref: pull.headRef,
+      sha: headSha,
+      user: userJson(ctx, headOwner),
+      repo: headRepo,
+    },
+    base: {
+      label: `${repo.owner}:${pull.baseRef}`,
+      ref: pull.baseRef,
+      sha: baseSha,
+      user: userJson(ctx, repo.owner),
+      repo: repoJson(ctx, repo),
+    },
+    author_association: "MEMBER",
+    merged: pull.merged,
+    mergeable: null,
+    comments: 0,
+    commits: 1,
+    additions: 0,
+    deletions: 0,
+    changed_files: 0,
+  };
+}
+
+export function commentJson(ctx: JsonContext, repo: RepoRecord, comment: CommentRecord): Json {
+  const api = `${ctx.url}/repos/${repo.fullName}`;
+  return {
+    id: comment.id,
+    node_id: `IC_${comment.id}`,
+    url: `${api}/issues/comments/${comment.id}`,
+    html_url: `${HTML}/${repo.fullName}/pull/${comment.issueNumber}#issuecomment-${comment.id}`,
+    issue_url: `${api}/issues/${comment.issueNumber}`,
+    body: comment.body,
+    user: userJson(ctx, comment.user),
+    created_at: iso(comment.createdAt),
+    updated_at: iso(comment.updatedAt),
+    author_association: "MEMBER",
+  };
+}
+
+export function checkRunJson(ctx: JsonContext, repo: RepoRecord, run: CheckRunRecord, pulls: Json[]): Json {
+  return {
+    id: run.id,
+    node_id: `CR_${run.id}`,
+    head_sha: run.headSha,
+    external_id: run.externalId ?? "",
+    url: `${ctx.url}/repos/${repo.fullName}/check-runs/${run.id}`,
+    html_url: `${HTML}/${repo.fullName}/runs/${run.id}`,
+    details_url: run.detailsUrl,
+    status: run.status,
+    conclusion: run.conclusion,
+    started_at: iso(run.startedAt),
+    completed_at: iso(run.completedAt),
+    output: {
+      title: run.output.title,
+      summary: run.output.summary,
+      text: run.output.text,
+      annotations_count: run.output.annotationsCount,
+      annotations_url: `${ctx.url}/repos/${repo.fullName}/check-runs/${run.id}/annotations`,
+    },
+    name: run.name,
+    check_suite: { id: run.id + 1_000_000 },
+    app: { id: ctx.appId, slug: ctx.appSlug, name: ctx.appSlug, owner: userJson(ctx, repo.owner) },
+    pull_requests: pulls,
+    actions: run.actions,
+  };
+}
+
+export function runJson(ctx: JsonContext, repo: RepoRecord, run: RunRecord): Json {
+  const api = `${ctx.url}/repos/${repo.fullName}/actions/runs/${run.id}`;
+  return {
+    id: run.id,
+    name: run.name,
+    node_id: `WFR_${run.id}`,
+    head_branch: run.headBranch,
+    head_sha: run.headSha,
+    path: run.workflowPath,
+    display_title: run.displayTitle,
+    run_number: run.id,
+    event: run.event,
+    status: run.status,
+    conclusion: run.conclusion,
+    workflow_id: run.workflowId,
+    url: api,
+    html_url: `${HTML}/${repo.fullName}/actions/runs/${run.id}`,
+    pull_requests: [],
+    created_at: iso(run.createdAt),
+    updated_at: iso(run.updatedAt),
+    run_started_at: iso(run.startedAt),
+    run_attempt: run.runAttempt,
+    actor: userJson(ctx, run.actor),
+    triggering_actor: userJson(ctx, run.actor),
+    jobs_url: `${api}/jobs`,
+    logs_url: `${api}/logs`,
+    artifacts_url: `${api}/artifacts`,
+    cancel_url: `${api}/cancel`,
+    rerun_url: `${api}/rerun`,
+    workflow_url: `${ctx.url}/repos/${repo.fullName}/actions/workflows/${run.workflowId}`,
+    head_commit: {
+      id: run.headSha,
+      tree_id: run.headSha,
+      message: "",
+      timestamp: iso(run.createdAt),
+      author: null,
+      committer: null,
+    },
+    repository: repoJson(ctx, repo),
+    head_repository: repoJson(ctx, repo),
+  };
+}
+
+export function artifactJson(
+  ctx: JsonContext,
+  repo: RepoRecord,
+  artifact: ArtifactRecord,
+  now: number,
+): Json {
+  const api = `${ctx.url}/repos/${repo.fullName}/actions/artifacts/${artifact.id}`;
+  return {
+    id: artifact.id,
+    node_id: `A_${artifact.id}`,
+    name: artifact.name,
+    size_in_bytes: artifact.zip.length,
+    url: api,
+    archive_download_url: `${api}/zip`,
+    expired: now >= artifact.expiresAt,
+    created_at: iso(artifact.createdAt),
+    updated_at: iso(artifact.createdAt),
+    expires_at: iso(artifact.expiresAt),
+    workflow_run: {
+      id: artifact.runId,
+      repository_id: repo.id,
+      head_repository_id: repo.id,
+      head_branch: repo.defaultBranch,
+      head_sha: "",
+    },
+  };
+}

@@ -1,0 +1,204 @@
+import { createHash, randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
+import { findOperation, validateRequest } from "../support/openapi.ts";
+import { DOWNLOAD_PREFIX, serveDownload } from "./artifact-routes.ts";
+import type { Core } from "./create-core.ts";
+import type { Faults, RouteFaultEffect } from "./create-faults.ts";
+import type { RunControl } from "./create-run-control.ts";
+import { fail, type EmulatorSettings, type Reply, type Routes } from "./route-reply.ts";
+
+export type Violation = {
+  method: string;
+  path: string;
+  kind: "invalid" | "unknown-route" | "unimplemented" | "server-error";
+  errors: string[];
+};
+
+export type RecordedRequest = {
+  method: string;
+  path: string;
+  operationId: string | null;
+  status: number;
+  login: string;
+  body: unknown;
+  at: number;
+};
+
+export type RequestDeps = {
+  core: Core;
+  runs: RunControl;
+  routes: Routes;
+  faults: Faults;
+  settings: EmulatorSettings;
+  requests: RecordedRequest[];
+  violations: Violation[];
+};
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function loginOf(core: Core, authorization: string | undefined): string {
+  const token = /^(?:token|bearer)\s+(.+)$/i.exec(authorization ?? "")?.[1]?.trim() ?? "";
+  if (token.split(".").length === 3) return core.json.appSlug; // an app JWT
+  return core.state.tokens.get(token) ?? core.botLogin;
+}
+
+function faultReply(effect: Exclude<RouteFaultEffect, { type: "latency" }>, now: number): Reply {
+  if (effect.type === "status") {
+    const reply = fail(
+      effect.status,
+      effect.message ?? (effect.status >= 500 ? "Server Error" : "Scripted failure"),
+    );
+    return effect.headers ? { ...reply, headers: effect.headers } : reply;
+  }
+  const reset = String(Math.floor(now / 1000) + (effect.resetInSeconds ?? 60));
+  if (effect.retryAfter !== undefined) {
+    return {
+      ...fail(
+        effect.status,
+        "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+      ),
+      headers: { "retry-after": String(effect.retryAfter) },
+    };
+  }
+  return {
+    ...fail(
+      effect.status,
+      "API rate limit exceeded for installation. If you reach out to GitHub Support for help, please include the request ID.",
+    ),
+    headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset, "x-ratelimit-used": "5000" },
+  };
+}
+
+/** Validate against the OpenAPI description, apply scripted faults, route by operation id. */
+async function answer(
+  deps: RequestDeps,
+  method: string,
+  url: URL,
+  text: string,
+  req: IncomingMessage,
+  login: string,
+): Promise<{ reply: Reply; operationId: string | null }> {
+  const { core, violations } = deps;
+  const where = `${url.pathname}${url.search}`;
+  if (url.pathname.startsWith(DOWNLOAD_PREFIX) && method === "GET") {
+    return { reply: serveDownload(core, url.pathname.slice(DOWNLOAD_PREFIX.length)), operationId: null };
+  }
+  const validation = validateRequest({ method, path: where, body: text });
+  const found = findOperation(method, url.pathname);
+  if (!validation.ok || "error" in found) {
+    const errors = validation.ok ? [(found as { error: string }).error] : validation.errors;
+    const unknown = "error" in found;
+    violations.push({ method, path: where, kind: unknown ? "unknown-route" : "invalid", errors });
+    return {
+      reply: unknown ? fail(404, "Not Found") : fail(422, `Invalid request.\n\n${errors.join("\n")}`),
+      operationId: null,
+    };
+  }
+  const operationId = found.operation.operationId;
+  const fault = deps.faults.takeRoute(method, url.pathname, found.template);
+  if (fault?.type === "latency") await sleep(fault.ms);
+  else if (fault) return { reply: faultReply(fault, core.now()), operationId };
+  const handler = deps.routes[operationId];
+  if (!handler) {
+    violations.push({
+      method,
+      path: where,
+      kind: "unimplemented",
+      errors: [`the emulator does not implement ${operationId}`],
+    });
+    return { reply: fail(404, `Not Found (the emulator does not implement ${operationId})`), operationId };
+  }
+  const params = found.params;
+  const repo =
+    params["owner"] !== undefined && params["repo"] !== undefined
+      ? core.findRepo(params["owner"], params["repo"])
+      : undefined;
+  if (params["repo"] !== undefined && !repo) return { reply: fail(404, "Not Found"), operationId };
+  const body = text === "" ? {} : (JSON.parse(text) as Record<string, unknown>);
+  const headers = req.headers as Record<string, string | undefined>;
+  const request = {
+    core,
+    runs: deps.runs,
+    settings: deps.settings,
+    repo: repo as NonNullable<typeof repo>,
+    params,
+    query: url.searchParams,
+    body,
+    headers,
+    login,
+    url,
+  };
+  try {
+    return { reply: await handler(request), operationId };
+  } catch (error) {
+    violations.push({
+      method,
+      path: where,
+      kind: "server-error",
+      errors: [String((error as Error).stack ?? error)],
+    });
+    return { reply: fail(500, "Emulator error"), operationId };
+  }
+}
+
+function send(res: ServerResponse, req: IncomingMessage, method: string, reply: Reply, now: number): number {
+  const headers: Record<string, string> = {
+    "x-github-request-id": randomUUID(),
+    "x-ratelimit-limit": "5000",
+    "x-ratelimit-remaining": "4999",
+    "x-ratelimit-reset": String(Math.floor(now / 1000) + 3600),
+    "x-ratelimit-used": "1",
+    "x-ratelimit-resource": "core",
+    ...reply.headers,
+  };
+  let payload: Buffer | undefined = reply.raw;
+  if (!payload && reply.body !== undefined && reply.status !== 204 && reply.status !== 302) {
+    payload = Buffer.from(JSON.stringify(reply.body));
+    headers["content-type"] ??= "application/json; charset=utf-8";
+  }
+  if (payload && method === "GET" && reply.status === 200) {
+    const etag = `"${createHash("sha1").update(payload).digest("hex")}"`;
+    headers["etag"] = etag;
+    if (req.headers["if-none-match"] === etag) {
+      res.writeHead(304, headers).end();
+      return 304;
+    }
+  }
+  res.writeHead(reply.status, headers).end(payload);
+  return reply.status;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    return { unparsable: text, error: (error as Error).message };
+  }
+}
+
+export function createRequestHandler(deps: RequestDeps) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const method = (req.method ?? "GET").toUpperCase();
+    const url = new URL(req.url ?? "/", deps.core.json.url);
+    const text = await readBody(req);
+    const login = loginOf(deps.core, req.headers.authorization);
+    const { reply, operationId } = await answer(deps, method, url, text, req, login);
+    const status = send(res, req, method, reply, deps.core.now());
+    let body: unknown = text === "" ? undefined : text;
+    if (text !== "" && (req.headers["content-type"] ?? "").includes("json")) body = parseJson(text);
+    deps.requests.push({
+      method,
+      path: `${url.pathname}${url.search}`,
+      operationId,
+      status,
+      login,
+      body,
+      at: deps.core.now(),
+    });
+  };
+}

@@ -1,0 +1,119 @@
+import { fail, notFound, ok, readString, type RouteRequest, type Routes } from "./route-reply.ts";
+
+/** Git refs and server-side merges, on the bare repository with real git. */
+
+function refJson(request: RouteRequest, ref: string, sha: string) {
+  const api = `${request.core.json.url}/repos/${request.repo.fullName}/git`;
+  return {
+    ref,
+    node_id: `REF_${sha.slice(0, 12)}`,
+    url: `${api}/${ref}`,
+    object: { sha, type: "commit", url: `${api}/commits/${sha}` },
+  };
+}
+
+function commitJson(
+  request: RouteRequest,
+  c: Awaited<ReturnType<RouteRequest["repo"]["git"]["readCommit"]>>,
+) {
+  const api = `${request.core.json.url}/repos/${request.repo.fullName}`;
+  return {
+    sha: c.sha,
+    node_id: `C_${c.sha}`,
+    url: `${api}/commits/${c.sha}`,
+    html_url: `https://github.emulator.invalid/${request.repo.fullName}/commit/${c.sha}`,
+    comments_url: `${api}/commits/${c.sha}/comments`,
+    commit: {
+      message: c.message,
+      author: c.author,
+      committer: c.committer,
+      tree: { sha: c.tree, url: `${api}/git/trees/${c.tree}` },
+      url: `${api}/git/commits/${c.sha}`,
+      comment_count: 0,
+    },
+    author: null,
+    committer: null,
+    parents: c.parents.map((sha) => ({ sha, url: `${api}/commits/${sha}` })),
+  };
+}
+
+function branchOfRef(ref: string): string | null {
+  return ref.startsWith("heads/") ? ref.slice("heads/".length) : null;
+}
+
+export const refRoutes: Routes = {
+  "git/get-ref": async (request) => {
+    const ref = `refs/${request.params["ref"] ?? ""}`;
+    const sha = await request.repo.git.resolve(ref);
+    return sha ? ok(refJson(request, ref, sha)) : notFound();
+  },
+  "git/create-ref": async (request) => {
+    const { repo, core, body } = request;
+    const ref = readString(body, "ref") ?? "";
+    const sha = readString(body, "sha") ?? "";
+    if (!/^refs\/[^/]+\/.+/.test(ref))
+      return fail(422, "ref must start with 'refs' and have at least two slashes.");
+    if (!(await repo.git.objectExists(sha))) return fail(422, "Object does not exist");
+    if (await repo.git.resolve(ref)) return fail(422, "Reference already exists");
+    if (!(await repo.git.updateRef(ref, sha, ""))) return fail(422, "Reference already exists");
+    const branch = ref.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : null;
+    if (branch) await core.announcePush(repo, branch, "0".repeat(40), sha, request.login);
+    return ok(refJson(request, ref, sha), 201);
+  },
+  "git/update-ref": async (request) => {
+    const { repo, core, body } = request;
+    const name = request.params["ref"] ?? "";
+    const ref = `refs/${name}`;
+    const sha = readString(body, "sha") ?? "";
+    const current = await repo.git.resolve(ref);
+    if (!current) return fail(422, "Reference does not exist");
+    if (!(await repo.git.objectExists(sha))) return fail(422, "Object does not exist");
+    if (body["force"] !== true && !(await repo.git.isAncestor(current, sha)))
+      return fail(422, "Update is not a fast forward");
+    const branch = branchOfRef(name);
+    const moved = branch
+      ? await core.moveBranch(repo, branch, sha, request.login, current)
+      : await repo.git.updateRef(ref, sha, current);
+    if (!moved) return fail(422, "Update is not a fast forward");
+    return ok(refJson(request, ref, sha));
+  },
+  "git/delete-ref": async (request) => {
+    const ref = `refs/${request.params["ref"] ?? ""}`;
+    if (!(await request.repo.git.resolve(ref))) return fail(422, "Reference does not exist");
+    await request.repo.git.deleteRef(ref);
+    return { status: 204 };
+  },
+  "repos/get-branch": async (request) => {
+    const { repo } = request;
+    const name = request.params["branch"] ?? "";
+    const sha = await repo.git.readBranch(name);
+    if (!sha) return fail(404, "Branch not found");
+    return ok({
+      name,
+      commit: commitJson(request, await repo.git.readCommit(sha)),
+      protected: false,
+      _links: { self: "", html: "" },
+    });
+  },
+  "repos/get-commit": async (request) => {
+    const sha = await request.repo.git.resolve(request.params["ref"] ?? "");
+    if (!sha) return fail(422, `No commit found for SHA: ${request.params["ref"] ?? ""}`);
+    return ok({ ...commitJson(request, await request.repo.git.readCommit(sha)), files: [] });
+  },
+  "repos/merge": async (request) => {
+    const { repo, core, body } = request;
+    const baseName = readString(body, "base") ?? "";
+    const headName = readString(body, "head") ?? "";
+    const base = await repo.git.readBranch(baseName);
+    if (!base) return fail(404, "Base does not exist");
+    const head = (await repo.git.readBranch(headName)) ?? (await repo.git.resolve(headName));
+    if (!head) return fail(404, "Head does not exist");
+    if (await repo.git.isAncestor(head, base)) return { status: 204 };
+    const message = readString(body, "commit_message") ?? `Merge ${headName} into ${baseName}`;
+    const merged = await repo.git.merge(base, head, message, { name: "GitHub", email: "noreply@github.com" });
+    if (merged.type === "conflict") return fail(409, "Merge conflict");
+    if (!(await core.moveBranch(repo, baseName, merged.sha, request.login, base)))
+      return fail(409, "Base moved during the merge; try again");
+    return ok(commitJson(request, await repo.git.readCommit(merged.sha)), 201);
+  },
+};

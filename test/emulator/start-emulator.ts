@@ -1,0 +1,280 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createCore } from "./create-core.ts";
+import { createFaults, type Faults } from "./create-faults.ts";
+import { createGitRepo } from "./create-git-repo.ts";
+import { createPerson, type Person } from "./create-person.ts";
+import { createRunControl, type RunConclusion, type Runner } from "./create-run-control.ts";
+import { createWebhookSender, type Delivery } from "./create-webhook-sender.ts";
+import { createZip } from "./create-zip.ts";
+import {
+  createEmulatorState,
+  takeId,
+  type ArtifactRecord,
+  type EmulatorState,
+  type RepoRecord,
+  type Role,
+  type RunRecord,
+} from "./emulator-state.ts";
+import { createRequestHandler, type RecordedRequest, type Violation } from "./handle-request.ts";
+import type { EmulatorSettings } from "./route-reply.ts";
+import { emulatorRoutes } from "./emulator-routes.ts";
+
+export type RepoSeed = {
+  owner: string;
+  name: string;
+  defaultBranch?: string;
+  installationId?: number;
+  private?: boolean;
+  /** Files of the first commit on the default branch. */
+  files?: Record<string, string>;
+};
+
+export type EmulatorOptions = {
+  /** Default: `acme/widgets`, branch `main`, installation 4242, a README. */
+  repos?: RepoSeed[];
+  /** Where webhooks go (the app's webhook URL); null records them without sending. */
+  webhookUrl?: string | null;
+  webhookSecret?: string;
+  appId?: number;
+  /** The app's slug; its bot login is `<slug>[bot]`. Default `loom`. */
+  appSlug?: string;
+  /** Collaborator roles by login (every repository); others get `defaultRole` (default `read`). */
+  permissions?: Record<string, Role>;
+  defaultRole?: Role;
+  runner?: Runner;
+  /** The emulator's clock (epoch ms): timestamps, token and download expiry. Default `Date.now`. */
+  now?: () => number;
+  settings?: Partial<EmulatorSettings>;
+  /** Called for every webhook as it is sent. */
+  onDelivery?: (delivery: Delivery) => void;
+};
+
+export type Emulator = {
+  /** The API base URL (`http://127.0.0.1:<port>`): give it to Octokit as `baseUrl`. */
+  url: string;
+  /** The temp folder holding the bare repositories. */
+  dir: string;
+  botLogin: string;
+  state: EmulatorState;
+  requests: RecordedRequest[];
+  /** Requests GitHub would refuse or the emulator cannot answer; a test asserts this stays empty. */
+  violations: Violation[];
+  deliveries: Delivery[];
+  faults: Faults;
+  settings: EmulatorSettings;
+  /** Errors thrown by runner callbacks. */
+  runnerErrors: Error[];
+  /** A repository by full name (default: the first), with its bare git repository at `repo().git.dir`. */
+  repo(fullName?: string): RepoRecord;
+  /** Act as a person (`as("alice").openPullRequest(…)`), on the first repository unless named. */
+  as(login: string, fullName?: string): Person;
+  setPermission(login: string, role: Role, fullName?: string): void;
+  /** A token that acts as `login` in REST calls (tokens the emulator does not know act as the app's bot). */
+  tokenFor(login: string): string;
+  setWebhookTarget(url: string | null, secret?: string): void;
+  setRunner(runner: Runner | null): void;
+  runs: {
+    find(id: number): RunRecord;
+    start(id: number): RunRecord;
+    complete(id: number, conclusion: RunConclusion): RunRecord;
+  };
+  /** Adds an artifact (a real zip of `files`) to a run, as an upload from the job would. */
+  addArtifact(
+    runId: number,
+    name: string,
+    files: Record<string, string | Uint8Array>,
+    options?: { retentionDays?: number },
+  ): ArtifactRecord;
+  /** After pushes straight into a bare repository: fires `synchronize` for pull requests whose head moved. */
+  refreshRefs(fullName?: string): Promise<void>;
+  /** Waits until runner callbacks returned and every webhook was sent. */
+  settle(): Promise<void>;
+  /** Throws listing every violation (call in a test's end). */
+  assertNoViolations(): void;
+  close(): Promise<void>;
+};
+
+const DEFAULT_REPO: RepoSeed = {
+  owner: "acme",
+  name: "widgets",
+  defaultBranch: "main",
+  installationId: 4242,
+  files: { "README.md": "# widgets\n" },
+};
+
+async function createRepo(
+  dir: string,
+  seed: RepoSeed,
+  state: EmulatorState,
+  now: () => number,
+): Promise<RepoRecord> {
+  const fullName = `${seed.owner}/${seed.name}`;
+  const git = createGitRepo(path.join(dir, `${seed.owner}__${seed.name}.git`), now);
+  const defaultBranch = seed.defaultBranch ?? "main";
+  await git.init(defaultBranch);
+  const sha = await git.commitFiles({
+    parent: null,
+    files: seed.files ?? { "README.md": `# ${seed.name}\n` },
+    message: "Initial commit",
+  });
+  await git.updateRef(`refs/heads/${defaultBranch}`, sha);
+  return {
+    id: takeId(state),
+    owner: seed.owner,
+    name: seed.name,
+    fullName,
+    defaultBranch,
+    installationId: seed.installationId ?? 4242,
+    private: seed.private ?? false,
+    git,
+    workflows: new Map(),
+  };
+}
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const now = options.now ?? Date.now;
+  const dir = await mkdtemp(path.join(tmpdir(), "github-emulator-"));
+  const state = createEmulatorState();
+  for (const seed of options.repos ?? [DEFAULT_REPO]) {
+    const repo = await createRepo(dir, seed, state, now);
+    state.repos.set(repo.fullName.toLowerCase(), repo);
+  }
+  const faults = createFaults();
+  const webhooks = createWebhookSender(
+    { url: options.webhookUrl ?? null, secret: options.webhookSecret ?? "emulator-secret" },
+    faults,
+    options.onDelivery,
+  );
+  const appSlug = options.appSlug ?? "loom";
+  const botLogin = `${appSlug}[bot]`;
+  const json = { url: "", appId: options.appId ?? 1, appSlug };
+  const core = createCore({
+    state,
+    json,
+    webhooks,
+    now,
+    botLogin,
+    defaultRole: options.defaultRole ?? "read",
+  });
+  const runnerErrors: Error[] = [];
+  const runs = createRunControl(core, runnerErrors);
+  runs.setRunner(options.runner ?? null);
+  const settings: EmulatorSettings = {
+    refuseReturnRunDetails: false,
+    maxDispatchInputs: 25,
+    downloadUrlTtlMs: 60_000,
+    ...options.settings,
+  };
+  const requests: RecordedRequest[] = [];
+  const violations: Violation[] = [];
+  const handle = createRequestHandler({
+    core,
+    runs,
+    routes: emulatorRoutes,
+    faults,
+    settings,
+    requests,
+    violations,
+  });
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      violations.push({
+        method: req.method ?? "",
+        path: req.url ?? "",
+        kind: "server-error",
+        errors: [String(error)],
+      });
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  json.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  for (const [login, role] of Object.entries(options.permissions ?? {})) {
+    for (const repo of state.repos.values()) setRole(state, repo.fullName, login, role);
+  }
+
+  const repoOf = (fullName?: string): RepoRecord =>
+    fullName ? core.requireRepo(fullName) : [...state.repos.values()][0]!;
+  return {
+    url: json.url,
+    dir,
+    botLogin,
+    state,
+    requests,
+    violations,
+    deliveries: webhooks.deliveries,
+    faults,
+    settings,
+    runnerErrors,
+    repo: repoOf,
+    as: (login, fullName) => createPerson(core, repoOf(fullName), login),
+    setPermission: (login, role, fullName) => setRole(state, repoOf(fullName).fullName, login, role),
+    tokenFor(login) {
+      const token = `ghu_emulator_${login.replace(/[^\w-]/g, "_")}_${takeId(state)}`;
+      state.tokens.set(token, login);
+      return token;
+    },
+    setWebhookTarget(url, secret) {
+      webhooks.target.url = url;
+      if (secret !== undefined) webhooks.target.secret = secret;
+    },
+    setRunner: (runner) => runs.setRunner(runner),
+    runs: {
+      find: (id) => runs.find(id),
+      start: (id) => runs.start(id),
+      complete: (id, conclusion) => runs.complete(id, conclusion),
+    },
+    addArtifact(runId, name, files, artifactOptions = {}) {
+      const run = runs.find(runId);
+      const at = now();
+      const artifact: ArtifactRecord = {
+        repo: run.repo,
+        id: takeId(state),
+        runId,
+        name,
+        zip: createZip(files),
+        createdAt: at,
+        expiresAt: at + (artifactOptions.retentionDays ?? 90) * 86_400_000,
+      };
+      state.artifacts.push(artifact);
+      return artifact;
+    },
+    async refreshRefs(fullName) {
+      const repo = repoOf(fullName);
+      for (const pull of state.pulls.filter(
+        (p) => p.repo === repo.fullName && p.state === "open" && p.headRepo === repo.fullName,
+      )) {
+        const tip = await repo.git.readBranch(pull.headRef);
+        if (tip && tip !== pull.headSha)
+          await core.announcePush(repo, pull.headRef, pull.headSha, tip, pull.user);
+      }
+    },
+    async settle() {
+      for (let round = 0; round < 10; round++) {
+        await runs.settle();
+        await webhooks.settle();
+      }
+    },
+    assertNoViolations() {
+      if (violations.length === 0) return;
+      const lines = violations.map((v) => `${v.kind}: ${v.method} ${v.path}\n  ${v.errors.join("\n  ")}`);
+      throw new Error(`the GitHub emulator saw ${violations.length} bad request(s):\n${lines.join("\n")}`);
+    },
+    async close() {
+      await webhooks.settle().catch(() => undefined);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function setRole(state: EmulatorState, fullName: string, login: string, role: Role): void {
+  const roles = state.permissions.get(fullName) ?? new Map<string, Role>();
+  roles.set(login.toLowerCase(), role);
+  state.permissions.set(fullName, roles);
+}
