@@ -1,7 +1,7 @@
 import type { OrchestratorEvent } from "../../src/orchestrator/events.ts";
-import { readOutcome } from "./run-readers.ts";
+import { readRunOutcome, toRunFinishedEvent } from "../github/read-run-outcome.ts";
 import { applyEvents } from "./apply-events.ts";
-import { buildRepoContext, withState } from "./build-repo-context.ts";
+import { buildRepoContext } from "./build-repo-context.ts";
 import type { EngineDeps } from "./engine-deps.ts";
 import { findRunStage } from "./find-run-stage.ts";
 import { WorkflowRunDelivery, readRepo } from "./webhook-fields.ts";
@@ -22,17 +22,15 @@ export async function onWorkflowRun(deps: EngineDeps, payload: unknown): Promise
   if (found === null) return;
   const { plan, stageId, attempt } = found;
   const at = deps.now();
-  let event: OrchestratorEvent;
+  let event: OrchestratorEvent | null;
   if (delivery.action === "in_progress") {
     event = { type: "run.started", at, stageId, attempt, runId: run.id };
   } else {
     const octokit = await deps.getOctokit(repo.installationId);
-    const context = withState(
-      await buildRepoContext(deps, octokit, repo, plan.stored.repo),
-      plan.stored.state,
-    );
-    const outcome = await readOutcome(context, { runId: run.id, conclusion: run.conclusion });
-    event = { type: "run.finished", at, stageId, attempt, runId: run.id, ...outcome };
+    const context = await buildRepoContext(deps, octokit, repo, plan.stored.repo);
+    // The webhook says completed; the run and its loom-result artifact say how.
+    event = toRunFinishedEvent(await readRunOutcome(context, run.id), { stageId, attempt, at });
+    if (event === null) return;
   }
   await applyEvents(deps, { key: plan.key, events: [event] });
 }

@@ -1,6 +1,8 @@
 import nock from "nock";
+import type { StageResult } from "../../src/artifacts/stage-result.ts";
 import type { GitHubMock } from "../support/github-mock.ts";
 import { REPO } from "../support/webhook-payloads.ts";
+import { makeZip } from "../github/make-zip.ts";
 
 /**
  * A small stateful GitHub behind H5a's nock mock: one catch-all interceptor per method routes
@@ -10,7 +12,7 @@ import { REPO } from "../support/webhook-payloads.ts";
  */
 
 type Json = Record<string, unknown>;
-type Reply = [number, unknown?];
+type Reply = [number, unknown?, Record<string, string>?];
 
 export type MergeAnswer = 201 | 204 | 409;
 
@@ -28,12 +30,17 @@ export type FakeGitHub = {
   /** Answers for the next merges of a head branch (default 201). */
   mergeAnswers: Map<string, MergeAnswer[]>;
   cancelled: number[];
+  /** Runs GitHub reports: status, conclusion and the loom-result the run uploaded. */
+  runs: Map<number, { status: string; conclusion: string | null; result: StageResult | null }>;
+  /** Marks a dispatched run finished with its loom-result (served as a zipped artifact). */
+  finishRun(runId: number, conclusion: string, result: StageResult | null): void;
   unhandled: string[];
   /** Removes the catch-alls (call before `gh.done()`). */
   close(): void;
 };
 
 const BASE = `/repos/${REPO.owner}/${REPO.repo}`;
+const BLOB = "https://results-receiver.actions.githubusercontent.com";
 let shaCounter = 0;
 export function nextSha(): string {
   shaCounter += 1;
@@ -53,6 +60,17 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
     merges: [],
     mergeAnswers: new Map(),
     cancelled: [],
+    runs: new Map(),
+    finishRun: (runId, conclusion, result) => {
+      fake.runs.set(runId, { status: "completed", conclusion, result });
+      if (result !== null) {
+        const zip = makeZip({ "loom-result.json": JSON.stringify(result) });
+        gh.other(BLOB)
+          .get(`/blob/${runId}`)
+          .query(true)
+          .reply(200, zip, { "content-type": "application/zip" });
+      }
+    },
     unhandled: [],
     close: () => undefined,
   };
@@ -64,8 +82,8 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
       const url = new URL(request.url);
       const recorded = gh.requests.at(-1);
       const body = (recorded?.method === method ? recorded.body : undefined) as Json | undefined;
-      const [status, data] = route(fake, method, url, body ?? {});
-      return [status, data as nock.Body];
+      const [status, data, headers] = route(fake, method, url, body ?? {});
+      return [status, data as nock.Body, headers ?? {}];
     });
     interceptors.push(interceptor);
   }
@@ -168,14 +186,37 @@ function route(fake: FakeGitHub, method: string, url: URL, body: Json): Reply {
   if (method === "GET" && (m = /^\/actions\/runs\/(\d+)$/.exec(rest))) {
     const dispatch = fake.dispatches.find((d) => d.runId === Number(m?.[1]));
     if (!dispatch) return [404, { message: "Not Found" }];
+    const run = fake.runs.get(dispatch.runId) ?? { status: "in_progress", conclusion: null };
     return [
       200,
       {
         ...workflowRun(dispatch.runId, dispatch.inputs["key"] ?? ""),
-        status: "in_progress",
-        conclusion: null,
+        status: run.status,
+        conclusion: run.conclusion,
       },
     ];
+  }
+  if (method === "GET" && (m = /^\/actions\/runs\/(\d+)\/artifacts$/.exec(rest))) {
+    const runId = Number(m[1]);
+    const result = fake.runs.get(runId)?.result;
+    const artifacts = result
+      ? [
+          {
+            id: runId,
+            name: "loom-result",
+            size_in_bytes: 200,
+            created_at: "2026-11-22T00:00:00Z",
+            updated_at: "2026-11-22T00:00:00Z",
+            expired: false,
+            url: "u",
+            archive_download_url: "d",
+          },
+        ]
+      : [];
+    return [200, { total_count: artifacts.length, artifacts }];
+  }
+  if (method === "GET" && (m = /^\/actions\/artifacts\/(\d+)\/zip$/.exec(rest))) {
+    return [302, "", { location: `${BLOB}/blob/${m[1]}?sig=x` }];
   }
   if (method === "POST" && (m = /^\/actions\/runs\/(\d+)\/cancel$/.exec(rest))) {
     fake.cancelled.push(Number(m[1]));

@@ -1,0 +1,73 @@
+import assert from "node:assert/strict";
+import { afterEach, test } from "node:test";
+import { pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
+import { startHarness } from "./loom-harness.ts";
+import type { Harness } from "./loom-harness.ts";
+import { passingResult } from "./stage-results.ts";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.cleanup();
+  h = undefined;
+});
+
+async function openDiamond(): Promise<Harness> {
+  const harness = await startHarness();
+  await harness.receive(
+    "pull_request",
+    pullRequestPayload("opened", { number: 1, headSha: harness.headSha }),
+  );
+  return harness;
+}
+
+async function finishRun(harness: Harness, stageId: string, attempt = 1) {
+  const dispatch = harness.fake.dispatches.find(
+    (d) => d.inputs["stage_id"] === stageId && d.inputs["attempt"] === String(attempt),
+  );
+  assert.ok(dispatch, `stage ${stageId} attempt ${attempt} was dispatched`);
+  const kind =
+    dispatch.inputs["kind"] === "merge"
+      ? "merge"
+      : dispatch.inputs["kind"] === "recovery"
+        ? "recovery"
+        : "stage";
+  harness.fake.finishRun(dispatch.runId, "success", passingResult(stageId, attempt, kind));
+  const title = `loom ${dispatch.inputs["key"]}`;
+  await harness.receive(
+    "workflow_run",
+    workflowRunPayload("in_progress", { id: dispatch.runId, displayTitle: title }),
+  );
+  await harness.receive(
+    "workflow_run",
+    workflowRunPayload("completed", { id: dispatch.runId, displayTitle: title }),
+  );
+}
+
+test("a passing root stage is merged into the pull request branch, then its dependents are dispatched", async () => {
+  h = await openDiamond();
+  await finishRun(h, "a");
+  assert.deepEqual(h.fake.merges, [{ head: "loom/PLAN-diamond/a", base: "feature/plan", status: 201 }]);
+  assert.deepEqual(h.fake.dispatches.map((d) => d.inputs["stage_id"]).sort(), ["a", "b", "c"]);
+  assert.ok(!h.fake.dispatches.some((d) => d.inputs["stage_id"] === "d"), "d waits for b and c");
+  await h.finish();
+  h = undefined;
+});
+
+test("a merge conflict puts the stage in merge-conflict and dispatches a merge session", async () => {
+  h = await openDiamond();
+  h.fake.mergeAnswers.set("loom/PLAN-diamond/a", [409]);
+  await finishRun(h, "a");
+  assert.deepEqual(
+    h.fake.merges.map((m) => m.status),
+    [409],
+  );
+  const merge = h.fake.dispatches.filter((d) => d.inputs["kind"] === "merge");
+  assert.equal(merge.length, 1);
+  assert.equal(merge[0]?.inputs["stage_id"], "a");
+  const [plan] = await h.store.listPlansForPull("acme", "widgets", 1);
+  const stage = (plan?.state as { state: { stages: Record<string, { status: string }> } }).state.stages["a"];
+  assert.equal(stage?.status, "merge-conflict");
+  assert.ok(!h.fake.dispatches.some((d) => d.inputs["stage_id"] === "b"), "dependents wait for the merge");
+  await h.finish();
+  h = undefined;
+});
