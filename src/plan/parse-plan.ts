@@ -1,5 +1,3 @@
-import { parseDocument } from "yaml";
-import type { Document } from "yaml";
 import { computeLevels } from "../graph/compute-levels.ts";
 import { checkDependencies } from "./check-dependencies.ts";
 import { checkPlanWarnings } from "./check-plan-warnings.ts";
@@ -11,17 +9,14 @@ import { createDiagnostics, sortDiagnostics } from "./diagnostics.ts";
 import { extractMetadata } from "./extract-metadata.ts";
 import { extractPlanName } from "./extract-plan-name.ts";
 import { createLineIndex, locateOffset } from "./line-index.ts";
-import type { LineIndex } from "./line-index.ts";
 import { PLAN_LIMITS } from "./plan.ts";
 import type { PlanResult, Stage } from "./plan.ts";
+import { parseYaml, resolveYaml } from "./parse-metadata-yaml.ts";
 import { readLoomDocument } from "./read-loom-document.ts";
 import { reportStageKeys } from "./report-unknown-keys.ts";
 import { createYamlLocator } from "./yaml-locator.ts";
-import type { YamlLocator } from "./yaml-locator.ts";
 
 const FILE_START = { line: 1, column: 1 } as const;
-/** Flow collections (`[`, `{`) nested deeper than this are refused before parsing (stack safety). */
-const MAX_FLOW_DEPTH = 200;
 
 /**
  * Reads a plan file (`path` is only used for the plan id: its file stem) and checks everything
@@ -81,66 +76,6 @@ function readPlan(path: string, id: string, text: string): PlanResult {
   if (report.errors.length > 0 || !loom.settings) return finish(report, { id, name }, stages);
   const metadata = { ...loom.settings, version: 1 as const, stages };
   return { ok: true, plan: { id, name, path, metadata, stages }, warnings: sortDiagnostics(report.warnings) };
-}
-
-/** Parses the yaml; reports syntax errors (and YAML warnings) at their markdown position. */
-function parseYaml(yaml: string, yamlOffset: number, lines: LineIndex, report: Diagnostics): Document | null {
-  const at = (offset: number) => locateOffset(lines, yamlOffset + offset);
-  if (yaml.length === 0) {
-    report.error("the loom METADATA yaml block is empty", at(0));
-    return null;
-  }
-  const tooDeep = findExcessiveNesting(yaml, MAX_FLOW_DEPTH);
-  if (tooDeep !== -1) {
-    report.error(`the METADATA yaml nests brackets more than ${MAX_FLOW_DEPTH} levels deep`, at(tooDeep));
-    return null;
-  }
-  let doc: Document;
-  try {
-    doc = parseDocument(yaml, { prettyErrors: false, uniqueKeys: true });
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-    report.error("the METADATA yaml is nested too deeply to read", at(0));
-    return null;
-  }
-  for (const warning of doc.warnings) report.warning(`YAML: ${warning.message}`, at(warning.pos[0]));
-  for (const error of doc.errors) report.error(`YAML syntax: ${error.message}`, at(error.pos[0]));
-  return doc.errors.length > 0 ? null : doc;
-}
-
-/** The yaml as plain data, refusing alias bombs (`maxAliasCount`); undefined when refused. */
-function resolveYaml(doc: Document, at: YamlLocator, report: Diagnostics): unknown {
-  try {
-    return doc.toJS({ maxAliasCount: PLAN_LIMITS.maxAliasCount }) as unknown;
-  } catch (error) {
-    if (error instanceof ReferenceError) {
-      report.error(
-        `YAML aliases expand too much (more than ${PLAN_LIMITS.maxAliasCount} aliased nodes): ${error.message}`,
-        at.value([]),
-      );
-      return undefined;
-    }
-    if (error instanceof RangeError) {
-      report.error("the METADATA yaml is nested too deeply to read", at.value([]));
-      return undefined;
-    }
-    throw error;
-  }
-}
-
-/**
- * Offset where `[`/`{` nesting first passes `limit`, or -1. Counts every bracket, quoted or not:
- * a plan that legitimately opens 200 brackets in a row does not exist, a stack-overflow attack does.
- */
-function findExcessiveNesting(yaml: string, limit: number): number {
-  let depth = 0;
-  for (let i = 0; i < yaml.length; i++) {
-    const char = yaml[i];
-    if (char === "[" || char === "{") {
-      if (++depth > limit) return i;
-    } else if ((char === "]" || char === "}") && depth > 0) depth--;
-  }
-  return -1;
 }
 
 /** UTF-8 length of `text`, counting no further than just past `limit`. */
