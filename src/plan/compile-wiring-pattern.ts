@@ -31,7 +31,8 @@ export function compileWiringPattern(pattern: string, options: { literal?: boole
     body = body.slice(inline[0].length);
   }
   try {
-    return { ok: true, regex: new RegExp(body, flags) };
+    // Unicode classes (`\p{L}`) only work in unicode mode; elsewhere keep the lenient mode.
+    return { ok: true, regex: new RegExp(body, /\\[pP]\{/.test(body) ? `${flags}u` : flags) };
   } catch (error) {
     return { ok: false, message: error instanceof Error ? error.message : String(error) };
   }

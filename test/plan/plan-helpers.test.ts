@@ -39,6 +39,13 @@ describe("compileWiringPattern reads patterns written for Rust's regex crate", (
     assert.equal(compiled.regex.exec("FN main")?.groups?.["name"], "main");
   });
 
+  it("reads unicode classes such as \\p{Lu}", () => {
+    const compiled = compileWiringPattern("^\\p{Lu}+$");
+    assert.ok(compiled.ok);
+    assert.ok(compiled.regex.test("ÄB"));
+    assert.ok(!compiled.regex.test("ab"));
+  });
+
   const invalid: [string, RegExp][] = [
     ["foo((", /Invalid regular expression/],
     ["(?x)a b", /inline flag "x" is not supported/],
