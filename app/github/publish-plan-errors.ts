@@ -2,6 +2,7 @@ import type { Diagnostic } from "../../src/plan/plan.ts";
 import { formatCheckRunExternalId } from "../../src/status/check-run-external-id.ts";
 import { getPlanCheckName } from "../../src/status/render-plan-check-run.ts";
 import { CHECK_OUTPUT_MAX, fitText } from "../../src/status/fit-text.ts";
+import { redactSecrets } from "../../src/redact/redact-secrets.ts";
 import { countCall, toEffectError } from "./effect-context.ts";
 import type { RepoContext } from "./effect-context.ts";
 import { findCheckRun } from "./find-check-run.ts";
@@ -32,7 +33,7 @@ function toAnnotation(planPath: string, d: Diagnostic, level: "failure" | "warni
     end_line: line,
     ...(d.column > 0 ? { start_column: d.column, end_column: d.column } : {}),
     annotation_level: level,
-    message: fitText(d.message, 64_000),
+    message: fitText(redactSecrets(d.message), 64_000),
     title: d.stage ? `stage ${d.stage}` : "plan",
   };
 }
@@ -47,7 +48,7 @@ function renderSummary(input: PlanErrors): string {
   ];
   if (input.warnings?.length)
     lines.push("", "Warnings:", ...input.warnings.map((w) => `- line ${w.line}: ${w.message}`));
-  return fitText(lines.join("\n"), CHECK_OUTPUT_MAX);
+  return fitText(redactSecrets(lines.join("\n")), CHECK_OUTPUT_MAX);
 }
 
 /**

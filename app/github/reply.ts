@@ -1,5 +1,6 @@
 import type { Effect } from "../../src/orchestrator/effects.ts";
 import type { OrchestratorEvent } from "../../src/orchestrator/events.ts";
+import { redactSecrets } from "../../src/redact/redact-secrets.ts";
 import { countCall, readStatus, toEffectError } from "./effect-context.ts";
 import type { EffectContext } from "./effect-context.ts";
 
@@ -28,7 +29,8 @@ export async function reply(ctx: EffectContext, effect: Reply): Promise<Orchestr
     }
   }
   if (effect.body !== null) {
-    const text = effect.body.length > REPLY_MAX ? `${effect.body.slice(0, REPLY_MAX - 1)}…` : effect.body;
+    const redacted = redactSecrets(effect.body);
+    const text = redacted.length > REPLY_MAX ? `${redacted.slice(0, REPLY_MAX - 1)}…` : redacted;
     const body = `<!-- loom:reply:${effect.key.replaceAll("--", "-&#45;")} -->\n${text}`;
     countCall(ctx.calls, effect.type);
     try {

@@ -4,6 +4,7 @@ import { formatCheckRunExternalId } from "../../src/status/check-run-external-id
 import { renderPlanCheckRun } from "../../src/status/render-plan-check-run.ts";
 import { renderStageCheckRun } from "../../src/status/render-stage-check-run.ts";
 import type { CheckRunView } from "../../src/status/render-stage-check-run.ts";
+import { redactSecrets } from "../../src/redact/redact-secrets.ts";
 import { countCall, getRepoUrl, readStatus, toEffectError } from "./effect-context.ts";
 import type { EffectContext } from "./effect-context.ts";
 import { findCheckRun, getCheckRunCacheKey } from "./find-check-run.ts";
@@ -40,7 +41,11 @@ function toPayload(ctx: EffectContext, view: CheckRunView, stageId: string | nul
       : {}),
     details_url: details,
     external_id: formatCheckRunExternalId(ctx.state.plan.path, stageId),
-    output: { title: view.title, summary: view.summary, ...(view.text ? { text: view.text } : {}) },
+    output: {
+      title: redactSecrets(view.title),
+      summary: redactSecrets(view.summary),
+      ...(view.text ? { text: redactSecrets(view.text) } : {}),
+    },
     actions: view.actions,
   };
 }

@@ -155,3 +155,23 @@ test("an invalid plan gets a failing plan check run with annotations at its line
   assert.deepEqual(patches, [50, 20]);
   gh.done();
 });
+
+test("a token in a session's detail never reaches the check run", async () => {
+  gh = mockGitHub();
+  const token = `ghp_${"A1b2C3d4E5".repeat(4)}`;
+  gh.api.get(LIST).query(listQuery("loom: a")).reply(200, { total_count: 0, check_runs: [] });
+  gh.api.post("/repos/octo/repo/check-runs").reply(201, { id: 60 });
+  const detail = `push failed: https://x-access-token:${token}@github.com/octo/repo`;
+  const state = makeDiamond({
+    a: {
+      status: "completed-with-failures",
+      attempt: 1,
+      sessions: [makeSession({ status: "completed", detail })],
+    },
+  });
+  await executeEffect(makeContext(state), sync("a"));
+  const body = JSON.stringify(gh.find("POST", "/repos/octo/repo/check-runs")[0]?.body);
+  assert.ok(!body.includes(token));
+  assert.match(body, /\[REDACTED\]/);
+  gh.done();
+});
