@@ -1,0 +1,163 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { runStage, type RunStageDeps } from "../../action/src/run-stage.ts";
+import { runSession } from "../../action/src/session/run-session.ts";
+import { RunStageInputs } from "../../action/src/run-stage-inputs.ts";
+import { BundleManifest } from "../../src/artifacts/publish-result.ts";
+import { Heartbeat } from "../../src/artifacts/heartbeat.ts";
+import { startFakeModelServer, type FakeTurn } from "../support/fake-model-server.ts";
+import { CLAUDE_PATH, createSandbox, HOOKS_DIR, type Sandbox } from "../support/fake-model-sandbox.ts";
+import { git, planText, readJson } from "./run-stage-fixture.ts";
+
+const PLAN_PATH = "doc/plans/PLAN-demo.md";
+const STAGE = `
+- id: build
+  name: Build the greeter
+  description: Write greet.txt saying hello
+  acceptance:
+    - "grep hello greet.txt"
+`;
+
+type E2E = { box: Sandbox; uploads: string; heartbeats: Heartbeat[] };
+
+async function runWithModel(script: (box: Sandbox) => FakeTurn[]) {
+  const box = createSandbox();
+  await mkdir(path.join(box.repo, "doc/plans"), { recursive: true });
+  await writeFile(path.join(box.repo, PLAN_PATH), planText(STAGE));
+  box.git("add", PLAN_PATH);
+  box.git("commit", "-q", "-m", "plan");
+  const server = await startFakeModelServer({ turns: script(box) });
+  const uploads = await mkdtemp(path.join(tmpdir(), "loom-uploads-"));
+  const e2e: E2E = { box, uploads, heartbeats: [] };
+  const deps: RunStageDeps = {
+    workspace: box.repo,
+    tempDir: path.join(box.dir, "tmp"),
+    sessionEnv: box.claudeEnv(server.url),
+    checkEnv: { PATH: process.env.PATH },
+    knownSecrets: ["sk-ant-test-not-a-key"],
+    hooks: { dir: HOOKS_DIR, extension: "ts", nodePath: process.execPath },
+    runSession,
+    uploadArtifact: async (name, files, rootDirectory) => {
+      for (const file of files) await cp(file, path.join(uploads, name, path.relative(rootDirectory, file)));
+      if (name.startsWith("loom-heartbeat-"))
+        e2e.heartbeats.push(Heartbeat.parse(await readJson(files[0] ?? "")));
+    },
+    loadPrevious: () => Promise.resolve({ notes: [] }),
+    writeSummary: () => Promise.resolve(),
+    log: () => undefined,
+    now: Date.now,
+  };
+  const inputs = RunStageInputs.parse({
+    plan_path: PLAN_PATH,
+    plan_id: "PLAN-demo",
+    stage_id: "build",
+    attempt: "1",
+    branch: "main",
+    silence_timeout_minutes: "1",
+    check_timeout_minutes: "1",
+    allowed_tools: "Read,Write,Edit,Bash(git *)",
+    claude_path: CLAUDE_PATH,
+  });
+  try {
+    const run = await runStage(inputs, deps);
+    return { ...e2e, ...run };
+  } finally {
+    await server.close();
+  }
+}
+
+test(
+  "with the real Claude Code: the model writes the file, acceptance passes, the file is in the bundle",
+  { timeout: 110_000 },
+  async (t) => {
+    const run = await runWithModel((box) => [
+      {
+        blocks: [
+          {
+            type: "tool_use",
+            name: "Write",
+            input: { file_path: path.join(box.repo, "greet.txt"), content: "hello\n" },
+          },
+        ],
+      },
+      {
+        blocks: [
+          { type: "tool_use", name: "Bash", input: { command: "git add greet.txt", description: "stage" } },
+        ],
+      },
+      {
+        blocks: [
+          {
+            type: "tool_use",
+            name: "Bash",
+            input: { command: "git commit -q -m 'Add greeting'", description: "commit" },
+          },
+        ],
+      },
+      { blocks: [{ type: "text", text: "Done." }] },
+    ]);
+    t.after(async () => {
+      run.box.cleanup();
+      await rm(run.uploads, { recursive: true, force: true });
+    });
+    const { result } = run;
+    assert.equal(result.outcome, "completed", result.reason);
+    assert.deepEqual(
+      result.commits.map((c) => c.subject),
+      ["Add greeting"],
+    );
+    assert.deepEqual(
+      result.checks.map((c) => [c.name, c.passed]),
+      [["grep hello greet.txt", true]],
+    );
+    assert.ok(result.turns >= 3);
+    assert.ok(
+      run.heartbeats.some((h) => h.last_tool === "Bash"),
+      "heartbeats show the last tool",
+    );
+
+    // The bundle, fetched into a fresh clone of the start, holds the file.
+    const bundleDir = path.join(run.uploads, "loom-bundle");
+    const manifest = BundleManifest.parse(await readJson(path.join(bundleDir, "loom-bundle.json")));
+    const clone = path.join(run.box.dir, "clone");
+    git(run.box.dir, "clone", "-q", "--no-checkout", run.box.repo, clone);
+    git(clone, "fetch", "-q", path.join(bundleDir, "loom.bundle"), "refs/heads/main:refs/heads/fetched");
+    assert.equal(git(clone, "rev-parse", "fetched"), manifest.head_sha);
+    assert.equal(git(clone, "show", "fetched:greet.txt"), "hello");
+  },
+);
+
+test(
+  "with the real Claude Code: failing acceptance is completed-with-failures with the command's output",
+  { timeout: 110_000 },
+  async (t) => {
+    const run = await runWithModel((box) => [
+      {
+        blocks: [
+          {
+            type: "tool_use",
+            name: "Write",
+            input: { file_path: path.join(box.repo, "greet.txt"), content: "goodbye\n" },
+          },
+        ],
+      },
+      { blocks: [{ type: "text", text: "Done." }] },
+    ]);
+    t.after(async () => {
+      run.box.cleanup();
+      await rm(run.uploads, { recursive: true, force: true });
+    });
+    const { result } = run;
+    assert.equal(result.outcome, "completed-with-failures", result.reason);
+    // The agent left greet.txt uncommitted: the runner committed it.
+    assert.equal(result.commits.length, 1);
+    assert.equal(git(run.box.repo, "log", "-1", "--format=%an"), "loom-runner");
+    const [check] = result.checks;
+    assert.equal(check?.passed, false);
+    assert.equal(check?.exit_code, 1);
+    assert.match(check?.output_tail ?? "", /exit code 1, expected 0/);
+  },
+);
