@@ -1,0 +1,116 @@
+import assert from "node:assert/strict";
+import { afterEach, test } from "node:test";
+import { issueCommentPayload, pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
+import { startHarness } from "./loom-harness.ts";
+import type { Harness } from "./loom-harness.ts";
+import { passingResult } from "./stage-results.ts";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.cleanup();
+  h = undefined;
+});
+
+/** The diamond plan opened, its root stage's run finished with failing acceptance checks. */
+async function openWithFailedRoot(): Promise<Harness> {
+  const harness = await startHarness();
+  harness.fake.roles.set("bob", "read");
+  await harness.receive(
+    "pull_request",
+    pullRequestPayload("opened", { number: 1, headSha: harness.headSha }),
+  );
+  const [dispatch] = harness.fake.dispatches;
+  assert.ok(dispatch);
+  harness.fake.finishRun(dispatch.runId, "failure", {
+    ...passingResult("a"),
+    outcome: "completed-with-failures",
+    reason: "1 of 1 acceptance checks failed",
+  });
+  await harness.receive(
+    "workflow_run",
+    workflowRunPayload("completed", {
+      id: dispatch.runId,
+      displayTitle: `loom ${dispatch.inputs["key"]}`,
+      conclusion: "failure",
+    }),
+  );
+  assert.equal(harness.fake.dispatches.length, 1, "a failed acceptance check is not retried on its own");
+  return harness;
+}
+
+const dispatchesOf = (harness: Harness, stageId: string) =>
+  harness.fake.dispatches.filter((d) => d.inputs["stage_id"] === stageId);
+
+test("/loom retry from someone with read access changes nothing but gets a reply", async () => {
+  h = await openWithFailedRoot();
+  await h.receive(
+    "issue_comment",
+    issueCommentPayload({ number: 1, body: "/loom retry a", sender: { login: "bob" }, commentId: 501 }),
+  );
+  assert.equal(dispatchesOf(h, "a").length, 1);
+  assert.deepEqual(h.fake.reactions, [{ commentId: 501, content: "-1" }]);
+  const reply = h.fake.comments.at(-1)?.["body"];
+  assert.match(String(reply), /did nothing: @bob has read access; loom needs write or above/);
+  await h.finish();
+  h = undefined;
+});
+
+test("/loom retry from a writer dispatches the stage once, even when the delivery comes twice", async () => {
+  h = await openWithFailedRoot();
+  const comment = issueCommentPayload({
+    number: 1,
+    body: "/loom retry a",
+    sender: { login: "alice" },
+    commentId: 502,
+  });
+  await h.receive("issue_comment", comment, "retry-delivery");
+  await h.receive("issue_comment", comment, "retry-delivery");
+  assert.deepEqual(
+    dispatchesOf(h, "a").map((d) => d.inputs["attempt"]),
+    ["1", "2"],
+  );
+  assert.deepEqual(h.fake.reactions, [{ commentId: 502, content: "+1" }]);
+  await h.finish();
+  h = undefined;
+});
+
+test("an unknown stage or command gets a short reply listing what is valid, and nothing runs", async () => {
+  h = await openWithFailedRoot();
+  await h.receive(
+    "issue_comment",
+    issueCommentPayload({
+      number: 1,
+      body: "/loom retry zzz\n/loom frob",
+      sender: { login: "alice" },
+      commentId: 503,
+    }),
+  );
+  assert.equal(h.fake.dispatches.length, 1);
+  const reply = String(h.fake.comments.at(-1)?.["body"]);
+  assert.match(reply, /no stage `zzz`/);
+  assert.match(reply, /`\/loom frob` is not a loom command/);
+  assert.match(reply, /`a`, `b`, `c`, `d`/);
+  await h.finish();
+  h = undefined;
+});
+
+test("comment edits and comments by loom itself are ignored", async () => {
+  h = await openWithFailedRoot();
+  const requests = h.gh.requests.length;
+  await h.receive(
+    "issue_comment",
+    issueCommentPayload({ number: 1, body: "/loom retry a", sender: { login: "alice" }, action: "edited" }),
+  );
+  await h.receive(
+    "issue_comment",
+    issueCommentPayload({
+      number: 1,
+      body: "/loom retry a",
+      sender: { login: "loom-app[bot]", type: "Bot" },
+    }),
+  );
+  assert.equal(h.gh.requests.length, requests, "not even a permission lookup");
+  assert.equal(h.fake.dispatches.length, 1);
+  await h.finish();
+  h = undefined;
+});

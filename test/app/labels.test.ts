@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { afterEach, test } from "node:test";
+import { pullRequestPayload } from "../support/webhook-payloads.ts";
+import { startHarness } from "./loom-harness.ts";
+import type { Harness } from "./loom-harness.ts";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.cleanup();
+  h = undefined;
+});
+
+const stagesDispatched = (harness: Harness) =>
+  harness.fake.dispatches.map((d) => d.inputs["stage_id"]).sort();
+
+test("loom:hold keeps a plan from dispatching until the label is removed", async () => {
+  h = await startHarness();
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("opened", { number: 1, headSha: h.headSha, labels: ["loom:hold"] }),
+  );
+  assert.deepEqual(stagesDispatched(h), []);
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("unlabeled", { number: 1, headSha: h.headSha, labels: [], label: "loom:hold" }),
+  );
+  assert.deepEqual(stagesDispatched(h), ["a"]);
+  await h.finish();
+  h = undefined;
+});
+
+test("loom:skip skips a stage on purpose so its dependents start; loom:block holds a stage back", async () => {
+  h = await startHarness();
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("opened", { number: 1, headSha: h.headSha, labels: ["loom:hold"] }),
+  );
+  const labels = ["loom:hold", "loom:skip:a", "loom:block:c"];
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("labeled", { number: 1, headSha: h.headSha, labels, label: "loom:block:c" }),
+  );
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("unlabeled", {
+      number: 1,
+      headSha: h.headSha,
+      labels: ["loom:skip:a", "loom:block:c"],
+      label: "loom:hold",
+    }),
+  );
+  assert.deepEqual(stagesDispatched(h), ["b"], "a is skipped, c is blocked, d waits for c");
+  await h.finish();
+  h = undefined;
+});
+
+test("labels changed by someone without write access are ignored", async () => {
+  h = await startHarness();
+  h.fake.roles.set("bob", "triage");
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("opened", { number: 1, headSha: h.headSha, labels: ["loom:hold"] }),
+  );
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("unlabeled", {
+      number: 1,
+      headSha: h.headSha,
+      labels: [],
+      label: "loom:hold",
+      sender: { login: "bob" },
+    }),
+  );
+  assert.deepEqual(stagesDispatched(h), []);
+  await h.finish();
+  h = undefined;
+});

@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { afterEach, test } from "node:test";
+import { checkRunPayload, issueCommentPayload, pullRequestPayload } from "../support/webhook-payloads.ts";
+import { DIAMOND_PLAN, PLAN_PATH, startHarness } from "./loom-harness.ts";
+import type { Harness } from "./loom-harness.ts";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.cleanup();
+  h = undefined;
+});
+
+const planCheck = (harness: Harness) =>
+  harness.fake.checkRuns.find((r) => r["name"] === "loom: PLAN-diamond");
+
+test("an invalid plan gets a failing plan check with annotations at its lines, and nothing is dispatched", async () => {
+  const cyclic = DIAMOND_PLAN.replace("dependencies: []", "dependencies: [d]");
+  h = await startHarness({ planText: cyclic });
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+  assert.equal(h.fake.dispatches.length, 0);
+  assert.equal(h.gh.find("POST", "/repos/acme/widgets/git/refs").length, 0);
+  const check = planCheck(h);
+  assert.equal(check?.["conclusion"], "failure");
+  assert.equal(check?.["head_sha"], h.headSha);
+  const annotations = (
+    check?.["output"] as { annotations: { path: string; start_line: number; message: string }[] }
+  ).annotations;
+  assert.ok(annotations.length > 0);
+  assert.ok(annotations.every((a) => a.path === PLAN_PATH && a.start_line > 1));
+  assert.ok(annotations.some((a) => /cycle/i.test(a.message)));
+  assert.deepEqual(await h.store.listPlansForPull("acme", "widgets", 1), []);
+  await h.finish();
+  h = undefined;
+});
+
+test("a plan from a fork waits for /loom approve by a writer, pinned to the head commit", async () => {
+  h = await startHarness();
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("opened", {
+      number: 1,
+      headSha: h.headSha,
+      author: { login: "mallory" },
+      headRepo: "mallory/widgets",
+    }),
+  );
+  assert.equal(h.fake.dispatches.length, 0, "nothing runs before an approval");
+  const check = planCheck(h);
+  assert.deepEqual(
+    (check?.["actions"] as { identifier: string }[] | undefined)?.map((a) => a.identifier),
+    ["approve"],
+  );
+  await h.receive(
+    "issue_comment",
+    issueCommentPayload({ number: 1, body: "/loom approve", sender: { login: "mallory" } }),
+  );
+  assert.equal(h.fake.dispatches.length, 0, "the author of a fork cannot approve their own plan");
+  await h.receive(
+    "issue_comment",
+    issueCommentPayload({ number: 1, body: "/loom approve", sender: { login: "alice" } }),
+  );
+  assert.deepEqual(
+    h.fake.dispatches.map((d) => d.inputs["stage_id"]),
+    ["a"],
+  );
+  await h.finish();
+  h = undefined;
+});
+
+test("the Approve button on the plan check approves exactly the commit it is on", async () => {
+  h = await startHarness();
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("opened", {
+      number: 1,
+      headSha: h.headSha,
+      author: { login: "mallory" },
+      headRepo: "mallory/widgets",
+    }),
+  );
+  const check = planCheck(h);
+  assert.ok(check);
+  await h.receive(
+    "check_run",
+    checkRunPayload("requested_action", {
+      id: Number(check["id"]),
+      name: String(check["name"]),
+      externalId: String(check["external_id"]),
+      headSha: h.headSha,
+      pullNumber: 1,
+      sender: { login: "alice" },
+      identifier: "approve",
+    }),
+  );
+  assert.deepEqual(
+    h.fake.dispatches.map((d) => d.inputs["stage_id"]),
+    ["a"],
+  );
+  await h.finish();
+  h = undefined;
+});
