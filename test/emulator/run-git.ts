@@ -20,8 +20,8 @@ export function runGit(dir: string, args: string[], options: GitOptions = {}): P
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+    child.stdout?.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => err.push(chunk));
     child.on("error", (error) => reject(new Error(`git ${args[0] ?? ""} failed to start`, { cause: error })));
     child.on("close", (code) =>
       resolve({
