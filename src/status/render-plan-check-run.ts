@@ -59,9 +59,10 @@ export function renderPlanCheckRun(state: PlanState, options: RenderOptions = {}
     CHECK_OUTPUT_MAX,
   );
   const textGraph = ["### Graph (text)", "", "```text", renderPlanGraphText(state), "```"].join("\n");
+  const mermaid = renderPlanMermaid(state);
   const text = pickFitting(
     [
-      () => ["```mermaid", renderPlanMermaid(state).trimEnd(), "```", "", textGraph].join("\n"),
+      () => (mermaid ? ["```mermaid", mermaid.trimEnd(), "```", "", textGraph].join("\n") : textGraph),
       () => textGraph,
     ],
     CHECK_OUTPUT_MAX,

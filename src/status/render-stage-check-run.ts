@@ -2,7 +2,7 @@ import type { PlanState, StageState } from "../orchestrator/state.ts";
 import { getStageActions } from "./check-run-actions.ts";
 import type { CheckRunAction } from "./check-run-actions.ts";
 import { getStageCheckState } from "./check-run-state.ts";
-import type { CheckConclusion, CheckStatus } from "./check-run-state.ts";
+import type { CheckConclusion, CheckState, CheckStatus } from "./check-run-state.ts";
 import { CHECK_OUTPUT_MAX, CHECK_TITLE_MAX, fitText, pickFitting } from "./fit-text.ts";
 import {
   describeStatus,
@@ -89,7 +89,10 @@ export function renderStageCheckRun(
 ): CheckRunView {
   const stage = state.stages[stageId];
   if (!stage) throw new Error(`renderStageCheckRun: unknown stage ${stageId}`);
-  const check = getStageCheckState(stage);
+  const open = getStageCheckState(stage);
+  // A closed pull request runs nothing more: unfinished stages end as cancelled, without buttons.
+  const closed = state.closed && open.status !== "completed";
+  const check: CheckState = closed ? { status: "completed", conclusion: "cancelled" } : open;
   const facts = renderFacts(state, stage, options);
   const summary = pickFitting(
     [
@@ -105,6 +108,6 @@ export function renderStageCheckRun(
     ...check,
     title,
     summary,
-    actions: getStageActions(stage),
+    actions: closed ? [] : getStageActions(stage),
   };
 }

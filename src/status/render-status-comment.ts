@@ -2,7 +2,7 @@ import type { PlanState } from "../orchestrator/state.ts";
 import { COMMENT_MAX, pickFitting } from "./fit-text.ts";
 import { escapeCell } from "./format-status.ts";
 import type { RenderOptions } from "./format-status.ts";
-import { renderPlanMermaid } from "./render-plan-graph.ts";
+import { renderPlanGraphText, renderPlanMermaid } from "./render-plan-graph.ts";
 import { renderCounts, renderStageTable } from "./render-stage-table.ts";
 import type { TableDetail } from "./render-stage-table.ts";
 
@@ -11,7 +11,20 @@ export function getStatusCommentMarker(planPath: string): string {
   return `<!-- loom:status:${planPath.replaceAll("--", "-&#45;")} -->`;
 }
 
-function render(state: PlanState, detail: TableDetail, graph: boolean, now: number): string {
+function renderGraph(state: PlanState, mermaid: string | null): string[] {
+  if (mermaid) return ["```mermaid", mermaid.trimEnd(), "```", ""];
+  return [
+    "<details><summary>Graph (too large for mermaid)</summary>",
+    "",
+    "```text",
+    renderPlanGraphText(state),
+    "```",
+    "</details>",
+    "",
+  ];
+}
+
+function render(state: PlanState, detail: TableDetail, graph: string[] | null, now: number): string {
   const parts = [
     getStatusCommentMarker(state.plan.path),
     `### loom: ${escapeCell(state.plan.name || state.plan.id, 200)}`,
@@ -19,7 +32,7 @@ function render(state: PlanState, detail: TableDetail, graph: boolean, now: numb
     `Plan \`${escapeCell(state.plan.path, 300)}\` · ${renderCounts(state)}`,
     "",
   ];
-  if (graph) parts.push("```mermaid", renderPlanMermaid(state).trimEnd(), "```", "");
+  if (graph) parts.push(...graph);
   else parts.push("_The graph is left out to fit GitHub's comment size limit._", "");
   parts.push(renderStageTable(state, detail, now), "");
   parts.push(
@@ -35,13 +48,14 @@ function render(state: PlanState, detail: TableDetail, graph: boolean, now: numb
  */
 export function renderStatusComment(state: PlanState, options: RenderOptions = {}): string {
   const now = options.now ?? state.updatedAt;
+  const graph = renderGraph(state, renderPlanMermaid(state));
   return pickFitting(
     [
-      () => render(state, "full", true, now),
-      () => render(state, "short", true, now),
-      () => render(state, "bare", true, now),
-      () => render(state, "short", false, now),
-      () => render(state, "bare", false, now),
+      () => render(state, "full", graph, now),
+      () => render(state, "short", graph, now),
+      () => render(state, "bare", graph, now),
+      () => render(state, "short", null, now),
+      () => render(state, "bare", null, now),
     ],
     COMMENT_MAX,
   );

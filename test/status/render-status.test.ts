@@ -125,3 +125,23 @@ test("a small plan keeps every detail (nothing is dropped when it fits)", () => 
   const body = renderStatusComment(running);
   assert.doesNotMatch(body, /left out|truncated/);
 });
+
+test("a graph beyond mermaid's limits (over 500 edges) is shown as text instead of a broken diagram", () => {
+  const stages = Array.from({ length: 300 }, (_, i) => ({
+    id: `s${i}`,
+    dependencies: i < 3 ? [] : [`s${i - 1}`, `s${i - 2}`, `s${i - 3}`],
+  }));
+  const body = renderStatusComment(makePlanState(stages));
+  assert.doesNotMatch(body, /```mermaid/);
+  assert.match(body, /Graph \(too large for mermaid\)/);
+  assert.match(body, /s299 \[waiting-for-deps\] ← s298, s297, s296/);
+  assert.doesNotMatch(renderPlanCheckRun(makePlanState(stages)).text ?? "", /```mermaid/);
+});
+
+test("when the pull request closes, unfinished stage checks end as cancelled without buttons; merged ones stay green", () => {
+  const closed = { ...running, closed: true };
+  const b = renderStageCheckRun(closed, "b");
+  assert.deepEqual([b.status, b.conclusion, b.actions], ["completed", "cancelled", []]);
+  const a = renderStageCheckRun(closed, "a");
+  assert.deepEqual([a.status, a.conclusion], ["completed", "success"]);
+});
