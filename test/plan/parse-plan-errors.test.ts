@@ -347,6 +347,13 @@ describe("parsePlan reports each error at its line and column in the markdown", 
   });
 });
 
+describe("positions in CRLF files", () => {
+  it("are the same lines and columns as in the LF file", () => {
+    const text = planMarkdown([...HEADER, ...goodStage("a", ["ghost"])]).replaceAll("\n", "\r\n");
+    expectError(parsePlan("PLAN-crlf.md", text), 'depends on unknown stage "ghost"', 12, 22);
+  });
+});
+
 describe("a literal wiring pattern", () => {
   it("is plain text, so regex syntax in it is no error", () => {
     const yaml = [
