@@ -50,15 +50,26 @@ async function dropSchema(schema: string): Promise<void> {
  * `LOOM_REQUIRE_POSTGRES=1` an unreachable server is not a reason to skip: callers fail instead.
  */
 export async function findPostgresSkipReason(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: testDatabaseUrl, connectionTimeoutMillis: 3000 });
+  // A loaded machine can be slow to accept a connection: try a few times before calling it unreachable.
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    lastError = await probePostgres();
+    if (lastError === undefined) return undefined;
+  }
+  const reason = `PostgreSQL unreachable at ${testDatabaseUrl} (set LOOM_TEST_DATABASE_URL): ${String(lastError)}`;
+  console.warn(`store tests: ${reason}`);
+  return reason;
+}
+
+/** One connection attempt: undefined when PostgreSQL answered, else the error. */
+async function probePostgres(): Promise<unknown> {
+  const client = new pg.Client({ connectionString: testDatabaseUrl, connectionTimeoutMillis: 10_000 });
   try {
     await client.connect();
     await client.query("SELECT 1");
     return undefined;
   } catch (error) {
-    const reason = `PostgreSQL unreachable at ${testDatabaseUrl} (set LOOM_TEST_DATABASE_URL): ${String(error)}`;
-    console.warn(`store tests: ${reason}`);
-    return reason;
+    return error;
   } finally {
     await client
       .end()
