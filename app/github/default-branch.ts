@@ -1,8 +1,8 @@
 import { countCall, toEffectError } from "./effect-context.ts";
-import type { EffectContext } from "./effect-context.ts";
+import type { RepoContext } from "./effect-context.ts";
 
 /** The repository's default branch: from the config when known, else one `GET /repos/{o}/{r}`. */
-export async function readDefaultBranch(ctx: EffectContext, label: string): Promise<string> {
+export async function readDefaultBranch(ctx: RepoContext, label: string): Promise<string> {
   if (ctx.config.defaultBranch) return ctx.config.defaultBranch;
   countCall(ctx.calls, label);
   try {

@@ -1,5 +1,5 @@
 import { countCall, toEffectError } from "./effect-context.ts";
-import type { EffectContext } from "./effect-context.ts";
+import type { RepoContext } from "./effect-context.ts";
 
 export type DispatchedRun = { id: number; htmlUrl: string; status: string | null; conclusion: string | null };
 
@@ -31,7 +31,7 @@ export function hasRunKey(title: string, key: string): boolean {
  * dispatches of a plan are recent, and this only guards against doubling a dispatch.
  */
 export async function findDispatchedRun(
-  ctx: EffectContext,
+  ctx: RepoContext,
   label: string,
   key: string,
   defaultBranch: string,
