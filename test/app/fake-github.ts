@@ -80,8 +80,9 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
     // nock 15 hands the reply function the Request; the mock has already recorded its body.
     interceptor.reply(function (request: Request) {
       const url = new URL(request.url);
-      const recorded = gh.requests.at(-1);
-      const body = (recorded?.method === method ? recorded.body : undefined) as Json | undefined;
+      const path = url.pathname + url.search;
+      const recorded = gh.requests.findLast((r) => r.method === method && r.path === path);
+      const body = recorded?.body as Json | undefined;
       const [status, data, headers] = route(fake, method, url, body ?? {});
       return [status, data as nock.Body, headers ?? {}];
     });

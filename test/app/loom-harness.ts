@@ -53,6 +53,8 @@ loom:
 <!-- END loom METADATA -->
 `;
 
+export type Instance = { probot: Probot; engine: Engine };
+
 export type Harness = {
   probot: Probot;
   store: Store;
@@ -60,6 +62,8 @@ export type Harness = {
   gh: GitHubMock;
   fake: FakeGitHub;
   headSha: string;
+  /** Another app replica on the given store, talking to the same fake GitHub. */
+  addInstance(store: Store, workerId: string): Promise<Instance>;
   /** Receives a webhook and processes everything it leads to. */
   receive(name: string, payload: Record<string, unknown>, id?: string): Promise<void>;
   /** Asserts the mock saw only valid, answered requests; closes everything. */
@@ -91,24 +95,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   fake.files.set(`${headSha}:${PLAN_PATH}`, options.planText ?? DIAMOND_PLAN);
   fake.pullFiles.set(1, ["README.md", PLAN_PATH]);
   fake.roles.set("alice", "write");
-  const probot = createProbot();
-  let engine: Engine | undefined;
   let time = Date.UTC(2026, 10, 22, 0, 0, 0);
-  await probot.load(
-    createLoomApp({
-      store,
-      now: options.clock ?? (() => (time += 1000)),
-      workerId: options.workerId ?? "test-worker",
-      botLogin: BOT,
-      autoDrain: false,
-      sleep: () => Promise.resolve(),
-      onEngine: (created) => {
-        engine = created;
-      },
-    }),
-  );
-  if (engine === undefined) throw new Error("the app did not create its engine");
-  const loaded = engine;
+  const clock = options.clock ?? (() => (time += 1000));
+  const { probot, engine: loaded } = await loadInstance(store, options.workerId ?? "test-worker", clock);
   const close = async () => {
     fake.close();
     if (options.store === undefined) await store.close();
@@ -121,6 +110,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     gh,
     fake,
     headSha,
+    addInstance: (other, workerId) => loadInstance(other, workerId, clock),
     receive: async (name, payload, id) => {
       await probot.receive(delivery(name, payload, id));
       await loaded.drain();
@@ -136,4 +126,25 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await close();
     },
   };
+}
+
+/** A Probot app with loom loaded on `store`; its engine is drained by the test. */
+export async function loadInstance(store: Store, workerId: string, now: () => number): Promise<Instance> {
+  const probot = createProbot();
+  let engine: Engine | undefined;
+  await probot.load(
+    createLoomApp({
+      store,
+      now,
+      workerId,
+      botLogin: BOT,
+      autoDrain: false,
+      sleep: () => Promise.resolve(),
+      onEngine: (created) => {
+        engine = created;
+      },
+    }),
+  );
+  if (engine === undefined) throw new Error("the app did not create its engine");
+  return { probot, engine };
 }
