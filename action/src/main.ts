@@ -5,6 +5,7 @@ import { mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { z } from "zod";
 import { redactSecrets } from "../../src/redact/redact-secrets.ts";
 import { createArtifactDeps } from "./publish/create-artifact-deps.ts";
 import { PublishInputs, runPublish } from "./publish/run-publish.ts";
@@ -52,6 +53,23 @@ function pickEnv(env: Env, keep: (name: string) => boolean): Env {
   return Object.fromEntries(Object.entries(env).filter(([name]) => keep(name)));
 }
 
+/**
+ * The environments of the action's children: the session gets the model key and nothing of the
+ * runner's tokens (inputs, Actions runtime, GITHUB_TOKEN); the checks get no key either.
+ */
+export function splitEnv(env: Env): { sessionEnv: Env; checkEnv: Env } {
+  const sessionEnv: Env = {
+    ...pickEnv(env, (name) => !isRunnerSecretName(name)),
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_TELEMETRY: "1",
+  };
+  const checkEnv = pickEnv(
+    sessionEnv,
+    (name) => name !== "ANTHROPIC_API_KEY" && name !== "ANTHROPIC_AUTH_TOKEN",
+  );
+  return { sessionEnv, checkEnv };
+}
+
 function readInputs(names: readonly string[]): Record<string, string> {
   return Object.fromEntries(names.map((name) => [name, core.getInput(name)]));
 }
@@ -79,7 +97,9 @@ async function runMode(env: Env): Promise<void> {
   ].filter((value) => value !== "");
   for (const secret of knownSecrets) core.setSecret(secret);
   if (apiKey === "") core.warning("ANTHROPIC_API_KEY is not set: the session cannot reach the model.");
-  const inputs = RunStageInputs.parse(readInputs(RUN_INPUTS));
+  const parsed = RunStageInputs.safeParse(readInputs(RUN_INPUTS));
+  if (!parsed.success) return core.setFailed(`loom: invalid inputs:\n${z.prettifyError(parsed.error)}`);
+  const inputs = parsed.data;
   const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
   const tempDir = path.join(env.RUNNER_TEMP ?? tmpdir(), `loom-${inputs.stage_id}-${inputs.attempt}`);
   await mkdir(tempDir, { recursive: true });
@@ -89,15 +109,7 @@ async function runMode(env: Env): Promise<void> {
   const artifacts = createArtifactClient();
   const [owner = "", repo = ""] = (env.GITHUB_REPOSITORY ?? "").split("/");
   const redact = (text: string): string => redactSecrets(text, knownSecrets);
-  const sessionEnv: Env = {
-    ...pickEnv(env, (name) => !isRunnerSecretName(name)),
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    DISABLE_TELEMETRY: "1",
-  };
-  const checkEnv = pickEnv(
-    sessionEnv,
-    (name) => name !== "ANTHROPIC_API_KEY" && name !== "ANTHROPIC_AUTH_TOKEN",
-  );
+  const { sessionEnv, checkEnv } = splitEnv(env);
   const { result, resultFile } = await runStage(inputs, {
     workspace,
     tempDir,
@@ -130,7 +142,9 @@ async function runMode(env: Env): Promise<void> {
 async function publishMode(env: Env): Promise<void> {
   const githubToken = core.getInput("github_token");
   if (githubToken !== "") core.setSecret(githubToken);
-  const inputs = PublishInputs.parse(readInputs(["plan_path", "plan_id", "stage_id", "branch"]));
+  const parsed = PublishInputs.safeParse(readInputs(["plan_path", "plan_id", "stage_id", "branch"]));
+  if (!parsed.success) return core.setFailed(`loom: invalid inputs:\n${z.prettifyError(parsed.error)}`);
+  const inputs = parsed.data;
   const tempDir = path.join(env.RUNNER_TEMP ?? tmpdir(), `loom-publish-${inputs.stage_id}`);
   await mkdir(tempDir, { recursive: true });
   const knownSecrets = [githubToken, env.ACTIONS_RUNTIME_TOKEN ?? ""].filter((value) => value !== "");
