@@ -73,7 +73,7 @@ describe("runSession with the real Claude Code binary", { timeout: 110_000 }, ()
   });
 
   it("a model that stalls is stopped by the silence watchdog: hung, with its whole process group gone", async () => {
-    const { box, outcome, server } = await runScripted(
+    const { box, outcome, server, heartbeats } = await runScripted(
       (b) => [
         {
           blocks: [
@@ -82,10 +82,12 @@ describe("runSession with the real Claude Code binary", { timeout: 110_000 }, ()
         },
         { blocks: [{ type: "text", text: "never sent" }], stall: "forever" },
       ],
-      { silenceTimeoutMs: 10_000, killGraceMs: 1000, stopMaxBlocks: 0 },
+      { silenceTimeoutMs: 10_000, killGraceMs: 1000, stopMaxBlocks: 0, heartbeatIntervalMs: 1000 },
     );
     try {
       assert.equal(outcome.status, "hung", outcome.reason);
+      // Heartbeats kept coming while the model was silent: the app sees a live but stuck session.
+      assert.ok(heartbeats.filter((h) => h.last_tool === "Write").length >= 3, String(heartbeats.length));
       assert.equal(server.turnsUsed(), 2);
       assert.ok(typeof outcome.processGroupId === "number");
       assert.equal(isProcessGroupAlive(outcome.processGroupId), false);

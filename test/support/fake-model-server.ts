@@ -21,6 +21,8 @@
  *   every further main request gets `options.afterScript` (default: a short `end_turn` text).
  * - Side requests (title/topic/summary generation and other helper calls Claude Code makes; by
  *   default any request without tools, see `isSideRequest`) get a short text reply and no turn.
+ * - Compaction requests (`/compact` or auto-compaction: the conversation plus "create a detailed
+ *   summary of the conversation") get `compactSummaryText` and no turn.
  * - A turn's `stopReason` defaults to `tool_use` when it has tool_use blocks, else `end_turn`;
  *   `usage` overrides `DEFAULT_USAGE` field by field (drive context % through `input_tokens` /
  *   `cache_read_input_tokens`).
@@ -57,7 +59,7 @@ export type RecordedRequest = {
   headers: http.IncomingHttpHeaders;
   /** Parsed JSON body, or null when there was none / it was not JSON. */
   body: MessagesBody | null;
-  kind: "main" | "side" | "count_tokens" | "other";
+  kind: "main" | "side" | "compact" | "count_tokens" | "other";
   /** Index into `turns` for main requests that got a scripted turn; null otherwise. */
   turnIndex: number | null;
 };
@@ -77,6 +79,8 @@ export type FakeModelServerOptions = {
   afterScript?: FakeTurn;
   /** Reply text for side requests. */
   sideReplyText?: string;
+  /** Reply to compaction requests. */
+  compactSummaryText?: string;
   /** Which requests are side requests (default: no tools offered). */
   isSideRequest?: (body: MessagesBody) => boolean;
 };
@@ -88,10 +92,19 @@ export type FakeModelServer = {
   mainRequests(): RecordedRequest[];
   /** tool_result blocks sent back by the client, in the order they arrived (deduplicated by id). */
   toolResults(): Record<string, unknown>[];
-  /** Text of user messages (strings and text blocks) in the newest main request. */
+  /** How many scripted turns were handed out. */
   turnsUsed(): number;
   close(): Promise<void>;
 };
+
+/** Claude Code's compaction prompt, in the messages after the last assistant message. */
+function isCompactRequest(body: MessagesBody): boolean {
+  const messages = body.messages ?? [];
+  const lastAssistant = messages.map((m) => m.role).lastIndexOf("assistant");
+  return messages
+    .slice(lastAssistant + 1)
+    .some((m) => JSON.stringify(m.content).includes("create a detailed summary of the conversation"));
+}
 
 const defaultIsSide = (body: MessagesBody): boolean => !Array.isArray(body.tools) || body.tools.length === 0;
 
@@ -182,6 +195,13 @@ export async function startFakeModelServer(options: FakeModelServerOptions): Pro
       res.end(
         JSON.stringify({ type: "error", error: { type: "not_found_error", message: `no route ${path}` } }),
       );
+      return;
+    }
+    if (isCompactRequest(body)) {
+      record.kind = "compact";
+      const text =
+        options.compactSummaryText ?? "<analysis>Scripted.</analysis>\n<summary>Scripted summary.</summary>";
+      reply(res, body, { blocks: [{ type: "text", text }] });
       return;
     }
     if (isSide(body)) {
