@@ -1,0 +1,150 @@
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { parse } from "yaml";
+
+const ROOT = path.resolve(import.meta.dirname, "../../..");
+export const ACTION_ENTRIES = {
+  /** The TypeScript entry (Node 24 strips the types): what the brief asks the e2e run to start. */
+  src: path.join(ROOT, "action/src/main.ts"),
+  /** The committed bundle `action.yml` runs on GitHub. */
+  dist: path.join(ROOT, "action/dist/main.js"),
+} as const;
+export type ActionEntry = keyof typeof ACTION_ENTRIES;
+
+type ActionInput = { default?: string };
+
+/** The inputs `action/action.yml` declares, with their defaults (as the runner fills them in). */
+export function readActionInputs(): Map<string, string> {
+  const text = readFileSync(path.join(ROOT, "action/action.yml"), "utf8");
+  const declared = (parse(text) as { inputs: Record<string, ActionInput> }).inputs;
+  return new Map(Object.entries(declared).map(([name, spec]) => [name, String(spec.default ?? "")]));
+}
+
+export type JobEnvironment = {
+  /** `with:` values; inputs not given take action.yml's default (`${{ github.token }}` → `token`). */
+  with: Record<string, string>;
+  token: string;
+  workspace: string;
+  /** The job's private folder: RUNNER_TEMP, HOME, the summary and output files live here. */
+  jobDir: string;
+  repository: string;
+  runId: number;
+  runAttempt: number;
+  apiUrl: string;
+  runtimeToken: string;
+  resultsUrl: string;
+  /** Extra variables (the step's `env:`), e.g. the model key. */
+  env: Record<string, string>;
+};
+
+/** The environment GitHub's runner gives a JavaScript action's process. */
+export async function buildActionEnv(job: JobEnvironment): Promise<Record<string, string>> {
+  const home = path.join(job.jobDir, "home");
+  const temp = path.join(job.jobDir, "temp");
+  await mkdir(home, { recursive: true });
+  await mkdir(temp, { recursive: true });
+  const files = {
+    GITHUB_STEP_SUMMARY: path.join(job.jobDir, "step_summary.md"),
+    GITHUB_OUTPUT: path.join(job.jobDir, "output.txt"),
+    GITHUB_ENV: path.join(job.jobDir, "env.txt"),
+    GITHUB_STATE: path.join(job.jobDir, "state.txt"),
+    GITHUB_PATH: path.join(job.jobDir, "path.txt"),
+  };
+  for (const file of Object.values(files)) await writeFile(file, "");
+  const inputs: Record<string, string> = {};
+  for (const [name, fallback] of readActionInputs()) {
+    const value = job.with[name] ?? (fallback.includes("github.token") ? job.token : fallback);
+    inputs[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] = value;
+  }
+  const [owner = ""] = job.repository.split("/");
+  return {
+    PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+    HOME: home,
+    CI: "true",
+    GITHUB_ACTIONS: "true",
+    GITHUB_WORKSPACE: job.workspace,
+    GITHUB_REPOSITORY: job.repository,
+    GITHUB_REPOSITORY_OWNER: owner,
+    GITHUB_RUN_ID: String(job.runId),
+    GITHUB_RUN_ATTEMPT: String(job.runAttempt),
+    GITHUB_EVENT_NAME: "workflow_dispatch",
+    // github.com (not the emulator's host): @actions/artifact refuses GHES hosts outright.
+    GITHUB_SERVER_URL: "https://github.com",
+    GITHUB_API_URL: job.apiUrl,
+    RUNNER_TEMP: temp,
+    RUNNER_OS: "Linux",
+    ACTIONS_RUNTIME_TOKEN: job.runtimeToken,
+    ACTIONS_RESULTS_URL: `${job.resultsUrl}/`,
+    ...files,
+    ...inputs,
+    ...job.env,
+  };
+}
+
+export type ActionExit = { code: number | null; signal: string | null; log: string; timedOut: boolean };
+
+export type RunningAction = { done: Promise<ActionExit>; kill(): void };
+
+/** Starts the action entry in its own process group (so a cancel stops Claude Code too). */
+export function startAction(
+  entry: ActionEntry,
+  env: Record<string, string>,
+  cwd: string,
+  timeoutMs: number,
+): RunningAction {
+  const file = ACTION_ENTRIES[entry];
+  const code = "const m = await import(process.argv[1]); await m.main?.();";
+  const args = entry === "src" ? ["--input-type=module", "-e", code, pathToFileURL(file).href] : [file];
+  const child = spawn(process.execPath, args, {
+    cwd,
+    env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const chunks: Buffer[] = [];
+  child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+  child.stderr.on("data", (chunk: Buffer) => chunks.push(chunk));
+  let timedOut = false;
+  const kill = (): void => {
+    if (child.exitCode !== null || child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+    }
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    kill();
+  }, timeoutMs);
+  const done = new Promise<ActionExit>((resolve) => {
+    child.on("close", (exitCode, signal) => {
+      clearTimeout(timer);
+      resolve({ code: exitCode, signal, log: Buffer.concat(chunks).toString("utf8"), timedOut });
+    });
+  });
+  return { done, kill };
+}
+
+/** The `key=value` / heredoc pairs an action wrote to GITHUB_OUTPUT. */
+export async function readOutputs(file: string): Promise<Record<string, string>> {
+  const text = await readFile(file, "utf8");
+  const outputs: Record<string, string> = {};
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
+    if (heredoc) {
+      const [, name = "", marker = ""] = heredoc;
+      const value: string[] = [];
+      for (i += 1; i < lines.length && lines[i] !== marker; i++) value.push(lines[i] ?? "");
+      outputs[name] = value.join("\n");
+    } else if (line.includes("=")) {
+      outputs[line.slice(0, line.indexOf("="))] = line.slice(line.indexOf("=") + 1);
+    }
+  }
+  return outputs;
+}
