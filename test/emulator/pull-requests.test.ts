@@ -103,7 +103,7 @@ describe("pull requests, contents, check runs, comments and permissions", () => 
       [run.status, run.conclusion, run.external_id, run.output.summary],
       ["completed", "failure", "k:a", "acceptance failed"],
     );
-    assert.deepEqual(run.actions, actions);
+    assert.deepEqual(emulator.state.checkRuns.find((r) => r.id === run.id)?.actions, actions);
     assert.deepEqual(
       run.pull_requests.map((p) => p.number),
       [1],
