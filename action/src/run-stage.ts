@@ -196,8 +196,11 @@ async function runSessionSafely(
   await writeFile(assignmentFile, prompt);
   const transcriptPath = path.join(deps.tempDir, "transcript", names.TRANSCRIPT_FILE);
   let heartbeats = 0;
+  let lastUploadAt = -Infinity;
   const publishHeartbeat = async (heartbeat: Heartbeat): Promise<void> => {
     if (heartbeats >= names.MAX_HEARTBEAT_ARTIFACTS) return;
+    if (deps.now() - lastUploadAt < names.MIN_HEARTBEAT_UPLOAD_GAP_MS) return;
+    lastUploadAt = deps.now();
     heartbeats += 1;
     const dir = path.join(deps.tempDir, "heartbeats", String(heartbeats));
     await mkdir(dir, { recursive: true });

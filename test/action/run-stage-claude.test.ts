@@ -155,6 +155,8 @@ test(
     // The agent left greet.txt uncommitted: the runner committed it.
     assert.equal(result.commits.length, 1);
     assert.equal(git(run.box.repo, "log", "-1", "--format=%an"), "loom-runner");
+    // Only the agent's work: nothing of Claude Code's or loom's own files.
+    assert.equal(git(run.box.repo, "show", "--name-only", "--format=", "HEAD"), "greet.txt");
     const [check] = result.checks;
     assert.equal(check?.passed, false);
     assert.equal(check?.exit_code, 1);

@@ -246,3 +246,37 @@ test("a merge session starts the merge, names the conflicting files, and an unfi
   assert.equal(result.outcome, "completed-with-failures");
   assert.match(result.reason, /left a merge unfinished/);
 });
+
+test("heartbeats are uploaded as numbered artifacts, at most one per 30 s", async (t) => {
+  const f = await makeFixture(STAGE, t);
+  let clock = 1_000_000;
+  const beat = {
+    stage_id: "build",
+    session_id: "s-1",
+    attempt: 1,
+    timestamp: "2026-11-21T10:00:00Z",
+    context_percent: 5,
+    last_tool: "Write",
+    activity: "Write greet.txt",
+    turns: 1,
+    cost_usd: 0,
+  };
+  await runStage(
+    inputs(),
+    deps(
+      f,
+      async (o) => {
+        for (const at of [0, 10_000, 40_000, 50_000, 75_000]) {
+          clock = 1_000_000 + at;
+          await o.publishHeartbeat?.({ ...beat, turns: at });
+        }
+        return finishedSession(o);
+      },
+      { now: () => clock },
+    ),
+  );
+  const names = [...f.uploads.keys()].filter((n) => n.startsWith("loom-heartbeat-")).sort();
+  assert.deepEqual(names, ["loom-heartbeat-1", "loom-heartbeat-2", "loom-heartbeat-3"]);
+  const third = await readJson(path.join(f.uploads.get("loom-heartbeat-3") ?? "", "heartbeat.json"));
+  assert.equal((third as { turns: number }).turns, 75_000);
+});

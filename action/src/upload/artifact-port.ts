@@ -19,3 +19,8 @@ export const HEARTBEAT_ARTIFACT_PREFIX = "loom-heartbeat-";
 export const HEARTBEAT_FILE = "heartbeat.json";
 /** Heartbeat uploads per run at most, leaving room under GitHub's 500 artifacts a job. */
 export const MAX_HEARTBEAT_ARTIFACTS = 400;
+/**
+ * Heartbeats closer together than this are not uploaded (the next periodic one carries the news):
+ * 400 uploads at ≥ 30 s apart last 3 h 20 min, longer than the stage job may run.
+ */
+export const MIN_HEARTBEAT_UPLOAD_GAP_MS = 30_000;
