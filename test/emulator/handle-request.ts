@@ -6,6 +6,7 @@ import { DOWNLOAD_PREFIX, serveDownload } from "./artifact-routes.ts";
 import type { Core } from "./create-core.ts";
 import type { Faults, RouteFaultEffect } from "./create-faults.ts";
 import type { RunControl } from "./create-run-control.ts";
+import { serveGit } from "./serve-git.ts";
 import { fail, type EmulatorSettings, type Reply, type Routes } from "./route-reply.ts";
 
 export type Violation = {
@@ -35,14 +36,21 @@ export type RequestDeps = {
   violations: Violation[];
 };
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
+}
+
+/** The token of `token X`, `Bearer X`, or git's `Basic base64(user:X)`. */
+function tokenOf(authorization: string): string {
+  const basic = /^basic\s+(.+)$/i.exec(authorization)?.[1];
+  if (basic) return Buffer.from(basic, "base64").toString("utf8").split(":").slice(1).join(":");
+  return /^(?:token|bearer)\s+(.+)$/i.exec(authorization)?.[1]?.trim() ?? "";
 }
 
 function loginOf(core: Core, authorization: string | undefined): string {
-  const token = /^(?:token|bearer)\s+(.+)$/i.exec(authorization ?? "")?.[1]?.trim() ?? "";
+  const token = tokenOf(authorization ?? "");
   if (token.split(".").length === 3) return core.json.appSlug; // an app JWT
   return core.state.tokens.get(token) ?? core.botLogin;
 }
@@ -185,8 +193,24 @@ export function createRequestHandler(deps: RequestDeps) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = (req.method ?? "GET").toUpperCase();
     const url = new URL(req.url ?? "/", deps.core.json.url);
-    const text = await readBody(req);
+    const bytes = await readBody(req);
+    const text = bytes.toString("utf8");
     const login = loginOf(deps.core, req.headers.authorization);
+    const headers = req.headers as Record<string, string | undefined>;
+    const git = await serveGit(deps.core, { method, url, body: bytes, headers, login });
+    if (git) {
+      const status = send(res, req, method, git, deps.core.now());
+      deps.requests.push({
+        method,
+        path: url.pathname,
+        operationId: "git",
+        status,
+        login,
+        body: undefined,
+        at: deps.core.now(),
+      });
+      return;
+    }
     const { reply, operationId } = await answer(deps, method, url, text, req, login);
     const status = send(res, req, method, reply, deps.core.now());
     let body: unknown = text === "" ? undefined : text;

@@ -73,6 +73,8 @@ export type Emulator = {
   /** Act as a person (`as("alice").openPullRequest(…)`), on the first repository unless named. */
   as(login: string, fullName?: string): Person;
   setPermission(login: string, role: Role, fullName?: string): void;
+  /** The clone URL of a repository (git smart HTTP on the emulator; pushes fire `synchronize`). */
+  cloneUrl(fullName?: string): string;
   /** A token that acts as `login` in REST calls (tokens the emulator does not know act as the app's bot). */
   tokenFor(login: string): string;
   setWebhookTarget(url: string | null, secret?: string): void;
@@ -213,6 +215,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     repo: repoOf,
     as: (login, fullName) => createPerson(core, repoOf(fullName), login),
     setPermission: (login, role, fullName) => setRole(state, repoOf(fullName).fullName, login, role),
+    cloneUrl: (fullName) => `${json.url}/${repoOf(fullName).fullName}.git`,
     tokenFor(login) {
       const token = `ghu_emulator_${login.replace(/[^\w-]/g, "_")}_${takeId(state)}`;
       state.tokens.set(token, login);
