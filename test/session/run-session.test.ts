@@ -129,4 +129,17 @@ describe("runSession with the real Claude Code binary", { timeout: 110_000 }, ()
       box.cleanup();
     }
   });
+
+  it("a Claude Code that cannot start is a crash with the reason, not a hang or a success", async () => {
+    const { box, outcome } = await runScripted(() => [], {
+      claudePath: "/nonexistent/claude",
+      silenceTimeoutMs: 30_000,
+    });
+    try {
+      assert.equal(outcome.status, "crashed");
+      assert.match(outcome.reason, /without a result/);
+    } finally {
+      box.cleanup();
+    }
+  });
 });

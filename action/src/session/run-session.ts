@@ -1,20 +1,20 @@
 import { spawn } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { createWriteStream, mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
-import { Heartbeat } from "../../../src/artifacts/heartbeat.ts";
-import { buildHandoff } from "./build-handoff.ts";
+import type { Heartbeat } from "../../../src/artifacts/heartbeat.ts";
+import { buildHeartbeat, createHeartbeatPublisher, readHookHeartbeat } from "./build-heartbeat.ts";
 import { buildClaudeArgs, buildHookEnv, type EffortLevel, type SessionFiles } from "./claude-args.ts";
 import { buildHookSettings, type HookPrograms } from "./hook-settings.ts";
 import { killProcessGroup } from "./kill-process-group.ts";
+import { finishOutcome } from "./finish-outcome.ts";
 import {
   computeContextPercent,
   EMPTY_OBSERVATION,
   observeStream,
-  sumTokens,
   type StreamObservation,
 } from "./observe-stream.ts";
-import { decideOutcome, toHandoffReason, type SessionOutcome, type StopCause } from "./session-outcome.ts";
+import type { SessionOutcome, StopCause } from "./session-outcome.ts";
 import { parseStreamLine } from "./stream-message.ts";
 
 export type RunSessionOptions = {
@@ -54,6 +54,8 @@ export type RunSessionOptions = {
   exitGraceMs?: number;
   /** Between SIGTERM and SIGKILL when loom ends a session (default 3 s). */
   killGraceMs?: number;
+  /** At most this many heartbeats are published (default 400; Actions allows 500 artifacts a job). */
+  maxHeartbeats?: number;
   /** Called with each heartbeat (the caller uploads it); errors are logged, never fatal. */
   publishHeartbeat?: (heartbeat: Heartbeat) => Promise<void> | void;
   log?: (message: string, data?: Record<string, unknown>) => void;
@@ -61,16 +63,6 @@ export type RunSessionOptions = {
 };
 
 const STDERR_TAIL_CHARS = 8000;
-
-function readHookHeartbeat(path: string): Heartbeat | null {
-  if (!existsSync(path)) return null;
-  try {
-    const parsed = Heartbeat.safeParse(JSON.parse(readFileSync(path, "utf8")));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null; // replaced mid-read or torn: the next heartbeat reads it again
-  }
-}
 
 /** Runs one headless Claude Code session to its end and says how it ended. Never throws for a bad session. */
 export async function runSession(options: RunSessionOptions): Promise<SessionOutcome> {
@@ -123,40 +115,18 @@ export async function runSession(options: RunSessionOptions): Promise<SessionOut
   };
   let lastOutputAt = now().getTime();
   let lastToolHeartbeatAt = 0;
-  const publishing: Promise<void>[] = [];
   const contextPercent = (): number => computeContextPercent(observation, options.contextWindow);
 
-  const makeHeartbeat = (): Heartbeat => {
-    const hook = readHookHeartbeat(files.heartbeatFile);
-    // The hook sees tools that finished; the stream sees tools as they start.
-    const hookSaw = hook !== null && hook.session_id === observation.sessionId;
-    return {
-      stage_id: options.stageId,
-      session_id: observation.sessionId,
+  const publisher = createHeartbeatPublisher(options.publishHeartbeat, options.maxHeartbeats ?? 400, log);
+  const publish = (): void => {
+    const heartbeat = buildHeartbeat(observation, readHookHeartbeat(files.heartbeatFile), {
+      stageId: options.stageId,
       attempt: options.attempt,
       timestamp: now().toISOString(),
-      context_percent: contextPercent(),
-      last_tool: hookSaw ? hook.last_tool : observation.lastTool,
-      activity: observation.activity ?? (hookSaw ? hook.activity : null),
-      turns: observation.result?.num_turns ?? observation.turns,
-      cost_usd: observation.result?.total_cost_usd ?? 0,
-      tokens: sumTokens(observation),
-    };
-  };
-  const publish = (): void => {
-    const heartbeat = makeHeartbeat();
+      contextPercent: contextPercent(),
+    });
     ended.lastHeartbeat = heartbeat;
-    if (options.publishHeartbeat === undefined) return;
-    const publishHeartbeat = options.publishHeartbeat;
-    publishing.push(
-      (async () => {
-        try {
-          await publishHeartbeat(heartbeat);
-        } catch (error) {
-          log("publishing a heartbeat failed", { error: String(error) });
-        }
-      })(),
-    );
+    publisher.publish(heartbeat);
   };
 
   const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
@@ -218,6 +188,7 @@ export async function runSession(options: RunSessionOptions): Promise<SessionOut
   await Promise.race([readingDone, afterExit]);
   clearInterval(watchdog);
   lines.close();
+  child.stdout.resume(); // keep draining after the result so Claude Code never blocks on a full pipe
   const exitGrace = setTimeout(() => {
     if (pgid !== undefined) killProcessGroup(pgid, "SIGKILL");
   }, options.exitGraceMs ?? 10_000);
@@ -229,7 +200,7 @@ export async function runSession(options: RunSessionOptions): Promise<SessionOut
   await new Promise<void>((resolve) => transcript.end(resolve));
 
   publish();
-  await Promise.all(publishing);
+  await publisher.drain();
   return finishOutcome({
     pgid: pgid ?? null,
     options,
@@ -242,54 +213,4 @@ export async function runSession(options: RunSessionOptions): Promise<SessionOut
     started,
     now,
   });
-}
-
-type FinishInput = {
-  pgid: number | null;
-  options: RunSessionOptions;
-  files: SessionFiles;
-  observation: StreamObservation;
-  cause: StopCause;
-  exit: { code: number | null; signal: string | null };
-  stderrTail: string;
-  lastHeartbeat: Heartbeat | null;
-  started: number;
-  now: () => Date;
-};
-
-function finishOutcome(input: FinishInput): SessionOutcome {
-  const { options, observation: o, now } = input;
-  const decision = decideOutcome(input.cause, o, input.exit, input.stderrTail);
-  const contextPercent = computeContextPercent(o, options.contextWindow);
-  const base = {
-    sessionId: o.sessionId,
-    turns: o.result?.num_turns ?? o.turns,
-    tokens: sumTokens(o),
-    costUsd: o.result?.total_cost_usd ?? 0,
-    contextPercent,
-    lastHeartbeat: input.lastHeartbeat,
-    permissionDenials: o.result?.permission_denials ?? [],
-    resultText: o.result?.result ?? null,
-    transcriptPath: options.transcriptPath,
-    deviations: o.deviations,
-    durationMs: now().getTime() - input.started,
-    exit: input.exit,
-    processGroupId: input.pgid,
-    stderrTail: input.stderrTail,
-    reason: decision.reason,
-  };
-  if (decision.status === "completed") return { ...base, status: "completed" };
-  const notesPath = input.files.handoffNotesFile;
-  const handoff = buildHandoff({
-    observation: o,
-    reason: toHandoffReason(decision.status),
-    stageId: options.stageId,
-    attempt: options.attempt,
-    createdAt: now().toISOString(),
-    contextPercent,
-    hookNotes: existsSync(notesPath) ? readFileSync(notesPath, "utf8") : null,
-    lastHeartbeat: input.lastHeartbeat,
-    cwd: options.cwd,
-  });
-  return { ...base, status: decision.status, handoff };
 }
