@@ -121,3 +121,33 @@ test("a detached checkout is bundled under the stage branch name too; no commits
   assert.equal(bundle.created, true);
   assert.match(git(dir, "bundle", "list-heads", file), /refs\/heads\/loom\/PLAN-x\/other$/);
 });
+
+async function conflictedMerge(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
+  const { dir } = await repo(t);
+  await writeFile(path.join(dir, "shared.txt"), "base\n");
+  git(dir, "add", "shared.txt");
+  git(dir, "commit", "-q", "-m", "shared");
+  git(dir, "checkout", "-q", "-b", "plan");
+  await writeFile(path.join(dir, "shared.txt"), "plan side\n");
+  git(dir, "commit", "-q", "-am", "plan edit");
+  git(dir, "checkout", "-q", "loom/PLAN-x/api");
+  await writeFile(path.join(dir, "shared.txt"), "stage side\n");
+  git(dir, "commit", "-q", "-am", "stage edit");
+  assert.throws(() => git(dir, "merge", "-q", "plan"));
+  return dir;
+}
+
+test("a merge left with conflicts is not committed; one resolved but not committed is", async (t) => {
+  const dir = await conflictedMerge(t);
+  assert.deepEqual(await commitLeftovers(dir, "x"), { committed: false, reason: "merge-in-progress" });
+  await writeFile(
+    path.join(dir, "shared.txt"),
+    "<<<<<<< HEAD\nstage side\n=======\nplan side\n>>>>>>> plan\n",
+  );
+  git(dir, "add", "shared.txt");
+  assert.deepEqual(await commitLeftovers(dir, "x"), { committed: false, reason: "merge-in-progress" });
+  await writeFile(path.join(dir, "shared.txt"), "both sides\n");
+  const result = await commitLeftovers(dir, "loom: finish the merge");
+  assert.equal(result.committed, true);
+  assert.equal(git(dir, "log", "-1", "--format=%P").split(" ").length, 2, "a real merge commit");
+});
