@@ -58,7 +58,7 @@ function toRepoSettings(config: LoomConfig, defaultBranch: string): RepoSettings
     workflowFile: config.workflow,
     labelPrefix: config.label_prefix,
     minimumRole: config.minimum_role,
-    branchCleanup: config.branch_cleanup,
+    branchCleanup: config.delete_branches,
     defaultBranch,
   };
 }

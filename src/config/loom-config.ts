@@ -17,19 +17,19 @@ export const LoomConfig = z
     /** The stage workflow file in `.github/workflows/` that loom dispatches. */
     workflow: z
       .string()
-      .regex(/^[\w.-]+\.ya?ml$/, "a file name in .github/workflows/, like loom-stage.yml")
-      .default("loom-stage.yml"),
+      .regex(/^[\w.-]+\.ya?ml$/, "a file name in .github/workflows/, like loom.yml")
+      .default("loom.yml"),
     max_parallel: z.number().int().min(1).max(100).default(DEFAULT_SETTINGS.maxParallel),
     retry: z
       .strictObject({
         max_attempts: z.number().int().min(1).max(10).default(DEFAULT_SETTINGS.maxAttempts),
-        backoff_base_secs: z
+        backoff_base_seconds: z
           .number()
           .int()
           .min(0)
           .max(3600)
           .default(DEFAULT_SETTINGS.backoffBaseMs / 1000),
-        backoff_cap_secs: z
+        backoff_cap_seconds: z
           .number()
           .int()
           .min(0)
@@ -38,10 +38,10 @@ export const LoomConfig = z
       })
       .default({
         max_attempts: DEFAULT_SETTINGS.maxAttempts,
-        backoff_base_secs: DEFAULT_SETTINGS.backoffBaseMs / 1000,
-        backoff_cap_secs: DEFAULT_SETTINGS.backoffCapMs / 1000,
+        backoff_base_seconds: DEFAULT_SETTINGS.backoffBaseMs / 1000,
+        backoff_cap_seconds: DEFAULT_SETTINGS.backoffCapMs / 1000,
       }),
-    heartbeat_timeout_secs: z
+    heartbeat_timeout_seconds: z
       .number()
       .int()
       .min(60)
@@ -52,9 +52,9 @@ export const LoomConfig = z
       .regex(/^[A-Za-z0-9_.-]{1,20}$/, "letters, digits, `_`, `.` or `-`, at most 20")
       .default("loom"),
     /** The least repository role whose commands, buttons and labels loom obeys. */
-    minimum_role: z.enum(["triage", "write", "maintain", "admin"]).default("write"),
-    /** Delete stage branches once merged into the pull request branch. */
-    branch_cleanup: z.boolean().default(true),
+    minimum_role: z.enum(["write", "maintain", "admin"]).default("write"),
+    /** Delete stage branches once the plan is done. */
+    delete_branches: z.boolean().default(true),
   })
   .strict();
 export type LoomConfig = z.infer<typeof LoomConfig>;
@@ -92,9 +92,9 @@ export function toSettings(config: LoomConfig): Settings {
   return {
     maxParallel: config.max_parallel,
     maxAttempts: config.retry.max_attempts,
-    backoffBaseMs: config.retry.backoff_base_secs * 1000,
-    backoffCapMs: config.retry.backoff_cap_secs * 1000,
-    heartbeatTimeoutMs: config.heartbeat_timeout_secs * 1000,
+    backoffBaseMs: config.retry.backoff_base_seconds * 1000,
+    backoffCapMs: config.retry.backoff_cap_seconds * 1000,
+    heartbeatTimeoutMs: config.heartbeat_timeout_seconds * 1000,
     labelPrefix: config.label_prefix,
   };
 }

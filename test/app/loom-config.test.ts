@@ -9,12 +9,12 @@ test("a repository without .github/loom.yml gets the default settings", () => {
   assert.deepEqual(toSettings(result.config), { ...DEFAULT_SETTINGS, labelPrefix: "loom" });
   assert.equal(result.config.minimum_role, "write");
   assert.equal(result.config.label_prefix, "loom");
-  assert.equal(result.config.workflow, "loom-stage.yml");
+  assert.equal(result.config.workflow, "loom.yml");
 });
 
 test("settings in .github/loom.yml change scheduling", () => {
   const result = parseLoomConfig(
-    "workflow: stage.yml\nmax_parallel: 2\nretry:\n  max_attempts: 5\nheartbeat_timeout_secs: 600\nminimum_role: maintain\n",
+    "workflow: stage.yml\nmax_parallel: 2\nretry:\n  max_attempts: 5\nheartbeat_timeout_seconds: 600\nminimum_role: maintain\n",
   );
   assert.ok(result.ok);
   const settings = toSettings(result.config);
@@ -28,7 +28,7 @@ test("settings in .github/loom.yml change scheduling", () => {
 test("a typo or a bad value in .github/loom.yml is reported, not ignored", () => {
   const typo = parseLoomConfig("max_paralel: 2\n");
   assert.ok(!typo.ok);
-  const bad = parseLoomConfig("minimum_role: read\nworkflow: ../evil.yml\n");
+  const bad = parseLoomConfig("minimum_role: triage\nworkflow: ../evil.yml\n");
   assert.ok(!bad.ok);
   assert.equal(bad.problems.length, 2);
   const broken = parseLoomConfig("retry: [\n");

@@ -79,7 +79,13 @@ export function createProbot(): Probot {
     appId: 1,
     privateKey,
     log: pino({ level: process.env["LOOM_TEST_LOG"] ?? "silent" }),
-    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+    // The function form: Probot layers its own throttle options over plain defaults, which would
+    // space every write a second apart.
+    Octokit: ProbotOctokit.defaults((options: Record<string, unknown>) => ({
+      ...options,
+      retry: { enabled: false },
+      throttle: { enabled: false },
+    })),
   });
 }
 

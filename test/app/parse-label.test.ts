@@ -16,7 +16,7 @@ test("loom's labels are read under the default and a configured prefix", () => {
   for (const [label, prefix, expected] of cases) assert.deepEqual(parseLabel(label, prefix), expected, label);
 });
 
-test("labels are normalized to the orchestrator's loom: prefix, per plan, other labels dropped", () => {
+test("each plan gets the loom labels meant for it, qualifiers removed, other labels dropped", () => {
   const labels = [
     "bug",
     "ci:skip:docs",
@@ -25,9 +25,5 @@ test("labels are normalized to the orchestrator's loom: prefix, per plan, other 
     "ci:hold",
     "loom:hold",
   ];
-  assert.deepEqual(normalizeLabels(labels, "ci", "PLAN-a"), [
-    "loom:block:build",
-    "loom:hold",
-    "loom:skip:docs",
-  ]);
+  assert.deepEqual(normalizeLabels(labels, "ci", "PLAN-a"), ["ci:block:build", "ci:hold", "ci:skip:docs"]);
 });

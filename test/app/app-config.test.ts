@@ -1,0 +1,34 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { readAppConfig } from "../../app/config/app-config.ts";
+
+test("the server's settings default sensibly and come from the environment", () => {
+  assert.deepEqual(readAppConfig({}), {
+    databaseUrl: null,
+    sqlitePath: "loom.sqlite",
+    reconcileIntervalMs: 60_000,
+    pollIntervalMs: 5_000,
+    botLogin: null,
+    workerId: null,
+  });
+  const config = readAppConfig({
+    DATABASE_URL: "postgres://x@127.0.0.1/loom",
+    LOOM_SQLITE_PATH: "/var/loom.db",
+    LOOM_RECONCILE_INTERVAL_SECS: "120",
+    LOOM_POLL_INTERVAL_SECS: "0.5",
+    LOOM_BOT_LOGIN: "loom[bot]",
+    LOOM_WORKER_ID: "pod-1",
+  });
+  assert.equal(config.databaseUrl, "postgres://x@127.0.0.1/loom");
+  assert.equal(config.reconcileIntervalMs, 120_000);
+  assert.equal(config.pollIntervalMs, 500);
+  assert.equal(config.botLogin, "loom[bot]");
+});
+
+test("a bad interval stops the server with a clear message", () => {
+  assert.throws(
+    () => readAppConfig({ LOOM_RECONCILE_INTERVAL_SECS: "soon" }),
+    /LOOM_RECONCILE_INTERVAL_SECS/,
+  );
+  assert.throws(() => readAppConfig({ LOOM_RECONCILE_INTERVAL_SECS: "0.1" }));
+});

@@ -1,0 +1,129 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { createHmac, generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, test } from "node:test";
+import { DatabaseSync } from "node:sqlite";
+import { pullRequestPayload } from "../support/webhook-payloads.ts";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+let child: ChildProcess | undefined;
+let dir: string | undefined;
+afterEach(() => {
+  child?.kill("SIGKILL");
+  child = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+/** Starts `npm start`'s command with a clean environment plus `env`. */
+function start(env: Record<string, string>): void {
+  const base: Record<string, string> = {
+    PATH: process.env["PATH"] ?? "",
+    HOME: process.env["HOME"] ?? "/tmp",
+  };
+  child = spawn(process.execPath, ["app/main.ts"], {
+    cwd: ROOT,
+    env: { ...base, NO_SMEE_SETUP: "true", LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+}
+
+async function fetchWhenUp(url: string, init?: RequestInit): Promise<Response> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    try {
+      return await fetch(url, init);
+    } catch {
+      // Not listening yet (a bounded wait: 100 × 200 ms).
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  throw new Error(`${url} never answered`);
+}
+
+test("without credentials npm start serves Probot's setup page with loom's manifest", async () => {
+  const port = await freePort();
+  start({ PORT: String(port) });
+  const page = await (await fetchWhenUp(`http://localhost:${port}/probot`)).text();
+  const manifest = /value='([^']+)'/.exec(page)?.[1];
+  assert.ok(manifest, "the page carries the manifest");
+  const parsed = JSON.parse(manifest.replaceAll("&quot;", '"')) as Record<string, unknown>;
+  assert.equal(parsed["name"], "loom");
+  assert.deepEqual(parsed["default_events"], ["pull_request", "issue_comment", "check_run", "workflow_run"]);
+  assert.deepEqual(parsed["default_permissions"], {
+    checks: "write",
+    contents: "write",
+    actions: "write",
+    pull_requests: "write",
+    issues: "write",
+    metadata: "read",
+  });
+});
+
+test("with credentials npm start accepts signed webhooks and records each delivery once", async () => {
+  const port = await freePort();
+  dir = mkdtempSync(join(tmpdir(), "loom-main-"));
+  const sqlitePath = join(dir, "loom.sqlite");
+  const { privateKey } = generateKeyPairSync("rsa", {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: "pkcs1", format: "pem" },
+    publicKeyEncoding: { type: "spki", format: "pem" },
+  });
+  start({
+    PORT: String(port),
+    APP_ID: "1",
+    PRIVATE_KEY: privateKey,
+    WEBHOOK_SECRET: "s3cret",
+    LOOM_SQLITE_PATH: sqlitePath,
+    LOOM_BOT_LOGIN: "loom-app[bot]",
+    LOOM_RECONCILE_INTERVAL_SECS: "3600",
+  });
+  // A label change on a pull request loom has no plan for: recorded, then nothing to do (no API call).
+  const body = JSON.stringify(
+    pullRequestPayload("labeled", { number: 9, headSha: "b".repeat(40), label: "bug", labels: ["bug"] }),
+  );
+  const post = (signature: string) =>
+    fetchWhenUp(`http://localhost:${port}/api/github/webhooks`, {
+      method: "POST",
+      body,
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "pull_request",
+        "x-github-delivery": "11111111-2222-3333-4444-555555555555",
+        "x-hub-signature-256": signature,
+      },
+    });
+  const signature = `sha256=${createHmac("sha256", "s3cret").update(body).digest("hex")}`;
+  assert.equal((await post(signature)).status, 200);
+  assert.equal((await post(signature)).status, 200, "a redelivery is answered too");
+  assert.equal((await post("sha256=" + "0".repeat(64))).status, 400, "a bad signature is refused");
+  const db = new DatabaseSync(sqlitePath, { readOnly: true });
+  try {
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .all()
+      .map((row) => String(row["name"]));
+    const inbox = tables.find((name) => /deliver/i.test(name));
+    assert.ok(inbox, `an inbox table among ${tables.join(", ")}`);
+    const rows = db.prepare(`SELECT COUNT(*) AS n FROM ${inbox}`).get();
+    assert.equal(Number(rows?.["n"]), 1);
+  } finally {
+    db.close();
+  }
+});

@@ -1,0 +1,106 @@
+import assert from "node:assert/strict";
+import { afterEach, test } from "node:test";
+import { ProbotOctokit } from "probot";
+import { assessPlanTrust } from "../../app/trust/assess-plan-trust.ts";
+import { authorizeSender } from "../../app/trust/authorize-sender.ts";
+import { readPermission } from "../../app/trust/read-permission.ts";
+import { mockGitHub } from "../support/github-mock.ts";
+import type { GitHubMock } from "../support/github-mock.ts";
+
+const repo = { owner: "acme", repo: "widgets" };
+const octokit = () =>
+  new (ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }))({
+    auth: "ghs_test",
+  });
+const path = (user: string) => `/repos/acme/widgets/collaborators/${encodeURIComponent(user)}/permission`;
+
+let gh: GitHubMock | undefined;
+afterEach(() => gh?.cleanup());
+
+test("the role comes from GitHub: built-in role names, custom roles by their base permission", async () => {
+  gh = mockGitHub();
+  gh.api.get(path("m")).reply(200, { permission: "write", role_name: "maintain", user: { login: "m" } });
+  gh.api.get(path("t")).reply(200, { permission: "read", role_name: "triage", user: { login: "t" } });
+  gh.api
+    .get(path("c"))
+    .reply(200, { permission: "write", role_name: "release-manager", user: { login: "c" } });
+  assert.deepEqual(await readPermission(octokit(), repo, "m"), { ok: true, role: "maintain" });
+  assert.deepEqual(await readPermission(octokit(), repo, "t"), { ok: true, role: "triage" });
+  assert.deepEqual(await readPermission(octokit(), repo, "c"), { ok: true, role: "write" });
+  gh.done();
+});
+
+test("a failed permission lookup refuses", async () => {
+  gh = mockGitHub();
+  gh.api.get(path("ghost")).reply(404, { message: "Not Found" });
+  gh.api.get(path("flaky")).reply(502, { message: "Bad Gateway" });
+  gh.api.get(path("odd")).reply(200, { nothing: true });
+  for (const user of ["ghost", "flaky", "odd"]) {
+    const result = await authorizeSender(octokit(), repo, user, "write");
+    assert.equal(result.authorized, false, user);
+  }
+  gh.done();
+});
+
+test("bots are judged by their permission like anyone, never by name", async () => {
+  gh = mockGitHub();
+  gh.api.get(path("dependabot[bot]")).reply(404, { message: "Not Found" });
+  gh.api
+    .get(path("loom-app[bot]"))
+    .reply(200, { permission: "read", role_name: "read", user: { login: "x" } });
+  assert.equal((await authorizeSender(octokit(), repo, "dependabot[bot]", "write")).authorized, false);
+  assert.equal((await authorizeSender(octokit(), repo, "loom-app[bot]", "write")).authorized, false);
+  gh.done();
+});
+
+test("the minimum role is configurable", async () => {
+  gh = mockGitHub();
+  gh.api
+    .get(path("w"))
+    .times(2)
+    .reply(200, { permission: "write", role_name: "write", user: { login: "w" } });
+  assert.equal((await authorizeSender(octokit(), repo, "w", "write")).authorized, true);
+  const refused = await authorizeSender(octokit(), repo, "w", "maintain");
+  assert.deepEqual(refused, {
+    authorized: false,
+    reason: "@w has write access; loom needs maintain or above",
+  });
+  gh.done();
+});
+
+test("plans from forks wait without a lookup; plans by authors without write access wait too", async () => {
+  gh = mockGitHub();
+  gh.api.get(path("reader")).reply(200, { permission: "read", role_name: "read", user: { login: "reader" } });
+  gh.api
+    .get(path("writer"))
+    .reply(200, { permission: "write", role_name: "write", user: { login: "writer" } });
+  const fork = await assessPlanTrust(
+    octokit(),
+    repo,
+    { author: "writer", headRepo: "writer/widgets", baseRepo: "acme/widgets" },
+    "write",
+  );
+  assert.deepEqual(fork, { trusted: false, reason: "the pull request comes from a fork" });
+  const deleted = await assessPlanTrust(
+    octokit(),
+    repo,
+    { author: "writer", headRepo: null, baseRepo: "acme/widgets" },
+    "write",
+  );
+  assert.equal(deleted.trusted, false);
+  const reader = await assessPlanTrust(
+    octokit(),
+    repo,
+    { author: "reader", headRepo: "acme/widgets", baseRepo: "acme/widgets" },
+    "write",
+  );
+  assert.equal(reader.trusted, false);
+  const writer = await assessPlanTrust(
+    octokit(),
+    repo,
+    { author: "writer", headRepo: "ACME/widgets", baseRepo: "acme/widgets" },
+    "write",
+  );
+  assert.deepEqual(writer, { trusted: true });
+  gh.done();
+});
