@@ -1,35 +1,12 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { buildClaudeArgs, buildHookEnv } from "../../action/src/session/claude-args.ts";
 import { buildHookSettings } from "../../action/src/session/hook-settings.ts";
 import { startFakeModelServer } from "../support/fake-model-server.ts";
-import { CLAUDE_PATH, HOOKS_DIR } from "../support/fake-model-sandbox.ts";
-import { runScripted } from "../support/fake-model-run.ts";
-
-type Line = Record<string, unknown>;
-
-/** Runs `claude -p <prompt> --resume <id>` with loom's settings and hook environment; bounded. */
-function runClaude(args: string[], cwd: string, env: Record<string, string>): Promise<Line[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(CLAUDE_PATH, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString("utf8")));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 40_000);
-    child.on("error", reject);
-    child.on("close", () => {
-      clearTimeout(timer);
-      resolve(
-        out
-          .split("\n")
-          .filter(Boolean)
-          .map((l) => JSON.parse(l) as Line),
-      );
-    });
-  });
-}
+import { HOOKS_DIR } from "../support/fake-model-sandbox.ts";
+import { runClaude, runScripted } from "../support/fake-model-run.ts";
 
 describe("compaction inside a real Claude Code session", { timeout: 110_000 }, () => {
   it("PreCompact writes handoff notes and blocks once; after compaction SessionStart re-anchors the stage", async () => {

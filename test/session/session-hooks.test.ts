@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import type { Sandbox } from "../support/fake-model-sandbox.ts";
-import { runScripted } from "../support/fake-model-run.ts";
+import { startFakeModelServer } from "../support/fake-model-server.ts";
+import { runClaude, runScripted } from "../support/fake-model-run.ts";
 
 describe("loom's hooks inside a real Claude Code session", { timeout: 110_000 }, () => {
   it("the Stop hook asks to commit uncommitted work at most three times, then lets the session end", async () => {
@@ -79,6 +80,18 @@ describe("loom's hooks inside a real Claude Code session", { timeout: 110_000 },
       assert.equal(outcome.status, "completed", outcome.reason);
       assert.ok(existsSync(join(box.repo, "c.txt")));
       assert.equal(existsSync(marker(box)), false, "the repository's own hook ran");
+      // Control: the same Claude Code without `--setting-sources ""` does run the repository's hook.
+      const server = await startFakeModelServer({ turns: [] });
+      try {
+        await runClaude(
+          ["-p", "hi", "--output-format", "stream-json", "--verbose"],
+          box.repo,
+          box.claudeEnv(server.url),
+        );
+      } finally {
+        await server.close();
+      }
+      assert.equal(existsSync(marker(box)), true, "the control run should have run the repository's hook");
     } finally {
       box.cleanup();
     }

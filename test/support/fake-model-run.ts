@@ -2,6 +2,7 @@
  * Runs one `runSession` against a scripted model in a fresh sandbox (see fake-model-server.ts and
  * fake-model-sandbox.ts). The caller cleans up with `run.box.cleanup()`.
  */
+import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { Heartbeat } from "../../src/artifacts/heartbeat.ts";
 import { runSession, type RunSessionOptions } from "../../action/src/session/run-session.ts";
@@ -46,4 +47,34 @@ export async function runScripted(
   } finally {
     await server.close();
   }
+}
+
+export type StreamLine = Record<string, unknown>;
+
+/**
+ * Runs the Claude Code binary directly (async: the scripted server lives in this process), killed
+ * after `timeoutMs`; returns its stream-json lines.
+ */
+export function runClaude(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs = 40_000,
+): Promise<StreamLine[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(CLAUDE_PATH, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString("utf8")));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("error", reject);
+    child.on("close", () => {
+      clearTimeout(timer);
+      resolve(
+        out
+          .split("\n")
+          .filter((l) => l.startsWith("{"))
+          .map((l) => JSON.parse(l) as StreamLine),
+      );
+    });
+  });
 }
