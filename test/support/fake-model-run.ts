@@ -38,6 +38,8 @@ export async function runScripted(
       hooks: { dir: HOOKS_DIR, extension: "ts", nodePath: process.execPath },
       allowedTools: ["Read", "Write", "Edit", "Bash(git *)"],
       toolHeartbeatGapMs: 0,
+      // Bounded even if a scripted session goes wrong: the watchdog ends it well within a test timeout.
+      silenceTimeoutMs: 45_000,
       publishHeartbeat: (hb) => {
         heartbeats.push(Heartbeat.parse(hb));
       },
