@@ -1,0 +1,54 @@
+import assert from "node:assert/strict";
+import { afterEach, test } from "node:test";
+import { pullRequestPayload } from "../support/webhook-payloads.ts";
+import { startHarness } from "./loom-harness.ts";
+import type { Harness } from "./loom-harness.ts";
+import { passingResult } from "./stage-results.ts";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.cleanup();
+  h = undefined;
+});
+
+test("a finished run whose webhook never came is picked up by the next reconcile", async () => {
+  h = await startHarness();
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+  const [dispatch] = h.fake.dispatches;
+  assert.ok(dispatch);
+  h.fake.finishRun(dispatch.runId, "success", passingResult("a"));
+  await h.engine.reconcile();
+  assert.deepEqual(
+    h.fake.merges.map((m) => m.head),
+    ["loom/PLAN-diamond/a"],
+  );
+  assert.deepEqual(h.fake.dispatches.map((d) => d.inputs["stage_id"]).sort(), ["a", "b", "c"]);
+  await h.finish();
+  h = undefined;
+});
+
+test("a session silent past the heartbeat timeout is cancelled and retried as a recovery session", async () => {
+  let now = Date.UTC(2026, 10, 22, 1, 0, 0);
+  h = await startHarness({ clock: () => now });
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+  const [dispatch] = h.fake.dispatches;
+  assert.ok(dispatch);
+  now += 60_000;
+  await h.engine.reconcile();
+  assert.deepEqual(h.fake.cancelled, [], "a quiet minute is fine");
+  now += 301_000;
+  await h.engine.reconcile();
+  assert.deepEqual(h.fake.cancelled, [dispatch.runId]);
+  assert.equal(h.fake.dispatches.length, 1, "the retry waits for its backoff");
+  now += 31_000;
+  await h.engine.drain();
+  assert.deepEqual(
+    h.fake.dispatches.map((d) => [d.inputs["stage_id"], d.inputs["attempt"], d.inputs["kind"]]),
+    [
+      ["a", "1", "stage"],
+      ["a", "2", "recovery"],
+    ],
+  );
+  await h.finish();
+  h = undefined;
+});
