@@ -50,6 +50,8 @@ export type RunStageDeps = {
   writeSummary: (markdown: string) => Promise<void>;
   log: (message: string, data?: Record<string, unknown>) => void;
   now: () => number;
+  /** Heartbeat uploads closer than this are skipped (default `MIN_HEARTBEAT_UPLOAD_GAP_MS`). */
+  heartbeatGapMs?: number;
 };
 
 export type RunStageResult = { result: StageResult; resultFile: string };
@@ -197,9 +199,10 @@ async function runSessionSafely(
   const transcriptPath = path.join(deps.tempDir, "transcript", names.TRANSCRIPT_FILE);
   let heartbeats = 0;
   let lastUploadAt = -Infinity;
+  const gap = deps.heartbeatGapMs ?? names.MIN_HEARTBEAT_UPLOAD_GAP_MS;
   const publishHeartbeat = async (heartbeat: Heartbeat): Promise<void> => {
     if (heartbeats >= names.MAX_HEARTBEAT_ARTIFACTS) return;
-    if (deps.now() - lastUploadAt < names.MIN_HEARTBEAT_UPLOAD_GAP_MS) return;
+    if (deps.now() - lastUploadAt < gap) return;
     lastUploadAt = deps.now();
     heartbeats += 1;
     const dir = path.join(deps.tempDir, "heartbeats", String(heartbeats));
@@ -223,6 +226,9 @@ async function runSessionSafely(
     contextBudgetPercent: stage.context_budget ?? inputs.context_budget_percent ?? 65,
     silenceTimeoutMs: inputs.silence_timeout_minutes * 60_000,
     publishHeartbeat,
+    // The uploader above throttles and caps real uploads; runSession's own cap counts calls.
+    toolHeartbeatGapMs: gap,
+    maxHeartbeats: Number.MAX_SAFE_INTEGER,
     log: deps.log,
     now: () => new Date(deps.now()),
     ...optional("model", stage.model ?? inputs.model),

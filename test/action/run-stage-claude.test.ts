@@ -49,6 +49,7 @@ async function runWithModel(script: (box: Sandbox) => FakeTurn[]) {
     writeSummary: () => Promise.resolve(),
     log: () => undefined,
     now: Date.now,
+    heartbeatGapMs: 0,
   };
   const inputs = RunStageInputs.parse({
     plan_path: PLAN_PATH,
