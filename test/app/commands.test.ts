@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import { issueCommentPayload, pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
+import {
+  checkRunPayload,
+  issueCommentPayload,
+  pullRequestPayload,
+  workflowRunPayload,
+} from "../support/webhook-payloads.ts";
 import { startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 import { passingResult } from "./stage-results.ts";
@@ -111,6 +116,30 @@ test("comment edits and comments by loom itself are ignored", async () => {
   );
   assert.equal(h.gh.requests.length, requests, "not even a permission lookup");
   assert.equal(h.fake.dispatches.length, 1);
+  await h.finish();
+  h = undefined;
+});
+
+test("Re-run on a stage's check run retries it, for a writer only", async () => {
+  h = await openWithFailedRoot();
+  const check = h.fake.checkRuns.findLast((r) => r["name"] === "loom: a");
+  assert.ok(check);
+  const rerun = (login: string) =>
+    checkRunPayload("rerequested", {
+      id: Number(check["id"]),
+      name: "loom: a",
+      externalId: String(check["external_id"]),
+      headSha: h?.headSha ?? "",
+      pullNumber: 1,
+      sender: { login },
+    });
+  await h.receive("check_run", rerun("bob"));
+  assert.equal(dispatchesOf(h, "a").length, 1);
+  await h.receive("check_run", rerun("alice"));
+  assert.deepEqual(
+    dispatchesOf(h, "a").map((d) => d.inputs["attempt"]),
+    ["1", "2"],
+  );
   await h.finish();
   h = undefined;
 });

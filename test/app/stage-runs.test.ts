@@ -71,3 +71,32 @@ test("a merge conflict puts the stage in merge-conflict and dispatches a merge s
   await h.finish();
   h = undefined;
 });
+
+test("after loom's own merge moves the head, check runs follow to the new head and nothing runs twice", async () => {
+  h = await openDiamond();
+  await finishRun(h, "a");
+  const newHead = h.fake.refs.get("feature/plan");
+  assert.ok(newHead && newHead !== h.headSha);
+  h.fake.files.set(
+    `${newHead}:doc/plans/PLAN-diamond.md`,
+    h.fake.files.get(`${h.headSha}:doc/plans/PLAN-diamond.md`) ?? "",
+  );
+  const dispatched = h.fake.dispatches.length;
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", {
+      number: 1,
+      headSha: newHead,
+      before: h.headSha,
+      sender: { login: "loom-app[bot]", type: "Bot" },
+    }),
+  );
+  assert.equal(h.fake.dispatches.length, dispatched);
+  const onNewHead = h.fake.checkRuns
+    .filter((r) => r["head_sha"] === newHead)
+    .map((r) => r["name"])
+    .sort();
+  assert.deepEqual(onNewHead, ["loom: PLAN-diamond", "loom: a", "loom: b", "loom: c", "loom: d"]);
+  await h.finish();
+  h = undefined;
+});
