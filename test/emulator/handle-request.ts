@@ -6,6 +6,7 @@ import { DOWNLOAD_PREFIX, serveDownload } from "./artifact-routes.ts";
 import type { Core } from "./create-core.ts";
 import type { Faults, RouteFaultEffect } from "./create-faults.ts";
 import type { RunControl } from "./create-run-control.ts";
+import { BLOB_PREFIX, serveBlob, serveTwirp, TWIRP_PREFIX } from "./results-service.ts";
 import { serveGit } from "./serve-git.ts";
 import { fail, type EmulatorSettings, type Reply, type Routes } from "./route-reply.ts";
 
@@ -189,6 +190,16 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** The job side: the results service (`@actions/artifact`) and its blob uploads; not GitHub's REST API. */
+function serveRunnerSide(core: Core, method: string, url: URL, bytes: Buffer, text: string): Reply | null {
+  if (url.pathname.startsWith(BLOB_PREFIX)) return serveBlob(core, method, url, bytes);
+  if (!url.pathname.startsWith(TWIRP_PREFIX) || method !== "POST") return null;
+  const body = parseJson(text);
+  if (typeof body !== "object" || body === null)
+    return { status: 400, body: { code: "malformed", msg: "body is not JSON" } };
+  return serveTwirp(core, url.pathname.slice(TWIRP_PREFIX.length), body as Record<string, unknown>);
+}
+
 export function createRequestHandler(deps: RequestDeps) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = (req.method ?? "GET").toUpperCase();
@@ -198,12 +209,16 @@ export function createRequestHandler(deps: RequestDeps) {
     const login = loginOf(deps.core, req.headers.authorization);
     const headers = req.headers as Record<string, string | undefined>;
     const git = await serveGit(deps.core, { method, url, body: bytes, headers, login });
-    if (git) {
-      const status = send(res, req, method, git, deps.core.now());
+    const other = git ?? serveRunnerSide(deps.core, method, url, bytes, text);
+    if (other) {
+      const status = send(res, req, method, other, deps.core.now());
+      const side = url.pathname.startsWith(TWIRP_PREFIX)
+        ? `twirp/${url.pathname.slice(TWIRP_PREFIX.length)}`
+        : "blob";
       deps.requests.push({
         method,
         path: url.pathname,
-        operationId: "git",
+        operationId: git ? "git" : side,
         status,
         login,
         body: undefined,

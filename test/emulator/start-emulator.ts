@@ -21,6 +21,7 @@ import {
 } from "./emulator-state.ts";
 import { createRequestHandler, type RecordedRequest, type Violation } from "./handle-request.ts";
 import type { EmulatorSettings } from "./route-reply.ts";
+import { buildRunnerEnv } from "./build-runner-env.ts";
 import { emulatorRoutes } from "./emulator-routes.ts";
 
 export type RepoSeed = {
@@ -75,6 +76,11 @@ export type Emulator = {
   setPermission(login: string, role: Role, fullName?: string): void;
   /** The clone URL of a repository (git smart HTTP on the emulator; pushes fire `synchronize`). */
   cloneUrl(fullName?: string): string;
+  /**
+   * The environment GitHub gives a job of run `runId` (for the runner side): `GITHUB_*`, a job
+   * token, and `ACTIONS_RUNTIME_TOKEN` + `ACTIONS_RESULTS_URL` so `@actions/artifact` uploads here.
+   */
+  runnerEnv(runId: number): Record<string, string>;
   /** A token that acts as `login` in REST calls (tokens the emulator does not know act as the app's bot). */
   tokenFor(login: string): string;
   setWebhookTarget(url: string | null, secret?: string): void;
@@ -216,6 +222,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     as: (login, fullName) => createPerson(core, repoOf(fullName), login),
     setPermission: (login, role, fullName) => setRole(state, repoOf(fullName).fullName, login, role),
     cloneUrl: (fullName) => `${json.url}/${repoOf(fullName).fullName}.git`,
+    runnerEnv(runId) {
+      const run = runs.find(runId);
+      const token = `ghs_job_${takeId(state)}`;
+      state.tokens.set(token, "github-actions[bot]");
+      return buildRunnerEnv({ url: json.url, run, token, now: now() });
+    },
     tokenFor(login) {
       const token = `ghu_emulator_${login.replace(/[^\w-]/g, "_")}_${takeId(state)}`;
       state.tokens.set(token, login);
