@@ -1,17 +1,16 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { Heartbeat } from "../src/artifacts/heartbeat.ts";
 import { describeToolUse, PostToolUseInput } from "../src/artifacts/hook-input.ts";
 import type { HookEnv } from "./hook-env.ts";
 import { runHook, writeFileAtomic, type HookReply } from "./read-hook-input.ts";
 
 function readPreviousHeartbeat(path: string): Heartbeat | null {
-  if (!existsSync(path)) return null; // first tool use of the session
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
-    // A torn or foreign file: start a fresh heartbeat.
-    process.stderr.write(`loom PostToolUse hook: previous heartbeat unreadable (${String(error)})\n`);
+    // First tool use of the session (no file yet) or a torn file: start a fresh heartbeat.
+    process.stderr.write(`loom PostToolUse hook: no previous heartbeat (${String(error)})\n`);
     return null;
   }
   const parsed = Heartbeat.safeParse(json);
@@ -19,9 +18,8 @@ function readPreviousHeartbeat(path: string): Heartbeat | null {
 }
 
 /**
- * PostToolUse: replace the heartbeat file with the tool that just finished (a failed tool fires no
- * PostToolUse). Fields a hook cannot know (turns, cost, context) are kept from the previous heartbeat
- * in the file, or zero; the action's runner takes only `last_tool` / `activity` from this file.
+ * PostToolUse: replace the heartbeat file with the tool just used. Turns, cost and context come from
+ * the previous heartbeat (the action's stream reader knows them; a hook does not).
  */
 export function handlePostToolUse(input: PostToolUseInput, env: HookEnv, now: Date): HookReply {
   const path = env.LOOM_HEARTBEAT_FILE;
