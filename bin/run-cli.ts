@@ -2,12 +2,14 @@ import type { CliCommand } from "./cli-command.ts";
 import { EXIT, UsageError } from "./cli-command.ts";
 import type { CliIo } from "./cli-io.ts";
 import { graphCommand } from "./graph-command.ts";
+import { promptCommand } from "./prompt-command.ts";
 import { validateCommand } from "./validate-command.ts";
 
 /** The subcommands, in the order `loom --help` lists them. Add one here to add `loom <name>`. */
 export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   validate: validateCommand,
   graph: graphCommand,
+  prompt: promptCommand,
 };
 
 export function formatUsage(commands: Readonly<Record<string, CliCommand>> = COMMANDS): string {
