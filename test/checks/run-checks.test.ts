@@ -164,6 +164,8 @@ test("wiring regexes must match in their source files", async (t) => {
       { source: "src/main.ts", pattern: "registerApi\\(", description: "API registered" },
       { source: "src/main.ts", pattern: "registerAdmin\\(", description: "admin registered" },
       { source: "src/gone.ts", pattern: "x" },
+      { source: "src/main.ts", pattern: "(?i)REGISTERAPI\\(", description: "Rust inline flags" },
+      { source: "src/main.ts", pattern: "app.use(registerApi(api))", literal: true, description: "literal" },
     ],
   });
   const results = await runStageChecks(stage, context(dir));
@@ -173,6 +175,8 @@ test("wiring regexes must match in their source files", async (t) => {
       ["wiring", "API registered", true],
       ["wiring", "admin registered", false],
       ["wiring", "x in src/gone.ts", false],
+      ["wiring", "Rust inline flags", true],
+      ["wiring", "literal", true],
     ],
   );
   assert.match(results[0]?.output_tail ?? "", /line 2/);

@@ -1,6 +1,7 @@
 import { glob, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import type { CheckResult } from "../../../src/artifacts/stage-result.ts";
+import { compileWiringPattern } from "../../../src/plan/compile-wiring-pattern.ts";
 import type { WiringCheck } from "../../../src/plan/plan.ts";
 import { resolveInside, type CheckContext } from "./check-context.ts";
 import { findStub } from "./find-stub.ts";
@@ -78,12 +79,13 @@ export async function checkArtifact(pattern: string, dir: string, ctx: CheckCont
 export async function checkWiring(wiring: WiringCheck, dir: string, ctx: CheckContext): Promise<CheckResult> {
   const started = ctx.now();
   const name = wiring.description ?? `${wiring.pattern} in ${wiring.source}`;
-  let regex: RegExp;
-  try {
-    regex = new RegExp(wiring.pattern, "m");
-  } catch (error) {
-    return result("wiring", name, false, `invalid pattern: ${(error as Error).message}`, ctx, started);
-  }
+  const compiled = compileWiringPattern(wiring.pattern, { literal: wiring.literal === true });
+  if (!compiled.ok)
+    return result("wiring", name, false, `invalid pattern: ${compiled.message}`, ctx, started);
+  const regex = new RegExp(
+    compiled.regex.source,
+    compiled.regex.flags.includes("m") ? compiled.regex.flags : `${compiled.regex.flags}m`,
+  );
   const files = await matchFiles(ctx, dir, wiring.source);
   if (files === null)
     return result("wiring", name, false, "the source path leaves the checkout", ctx, started);
