@@ -73,7 +73,7 @@ async function listPullFiles(octokit: ProbotOctokit, repo: RepoOf, pr: number): 
   return files.filter((file) => file.status !== "removed").map((file) => file.filename);
 }
 
-async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery): Promise<void> {
+export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery): Promise<void> {
   const repo = readRepo(delivery);
   const pull = delivery.pull_request;
   const octokit = await deps.getOctokit(repo.installationId);
@@ -155,7 +155,7 @@ async function closeRemovedPlans(deps: EngineDeps, known: PlanRecord[], paths: s
   }
 }
 
-async function closePlans(deps: EngineDeps, delivery: PullRequestDelivery): Promise<void> {
+export async function closePlans(deps: EngineDeps, delivery: PullRequestDelivery): Promise<void> {
   const repo = readRepo(delivery);
   const known = await deps.store.listPlansForPull(repo.owner, repo.repo, delivery.pull_request.number);
   const merged = delivery.pull_request.merged === true;

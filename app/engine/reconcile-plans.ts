@@ -3,16 +3,19 @@ import { readLatestHeartbeat } from "../github/read-latest-heartbeat.ts";
 import { readRunOutcome, toRunFinishedEvent } from "../github/read-run-outcome.ts";
 import { applyEvents } from "./apply-events.ts";
 import { buildRepoContext } from "./build-repo-context.ts";
+import { healPulls } from "./heal-pulls.ts";
 import type { EngineDeps } from "./engine-deps.ts";
 import { readStoredPlan } from "./stored-plan.ts";
 
 /**
- * Level-triggered healing: for every active plan, re-read each live session's run from GitHub
+ * Level-triggered healing: first the pull requests (closed, pushed to), then for every active
+ * plan, re-read each live session's run from GitHub
  * (finished → `run.finished`; running → `run.started` and its newest heartbeat) and end with a
  * `tick`, so a missed or reordered webhook changes nothing in the end and stale heartbeats are
  * judged by the reducer. One plan's failure does not stop the others.
  */
 export async function reconcilePlans(deps: EngineDeps): Promise<void> {
+  await healPulls(deps, await deps.store.listActivePlans());
   for (const record of await deps.store.listActivePlans()) {
     try {
       const stored = readStoredPlan(record.planKey, record.state);

@@ -21,21 +21,26 @@ const Envelope = z.object({
   sender: Login,
 });
 
+/** A pull request as webhooks and `GET /repos/{o}/{r}/pulls/{n}` both carry it. */
+export const PullFields = z.object({
+  number: z.number().int(),
+  state: z.string().optional(),
+  merged: z.boolean().nullable().optional(),
+  user: Login,
+  labels: z.array(z.object({ name: z.string() })).default([]),
+  head: z.object({
+    ref: z.string(),
+    sha: z.string(),
+    repo: z.object({ full_name: z.string() }).nullable(),
+  }),
+  base: z.object({ ref: z.string() }),
+});
+export type PullFields = z.infer<typeof PullFields>;
+
 export const PullRequestDelivery = Envelope.extend({
   /** labeled/unlabeled: the label that changed. */
   label: z.object({ name: z.string() }).optional(),
-  pull_request: z.object({
-    number: z.number().int(),
-    merged: z.boolean().nullable().optional(),
-    user: Login,
-    labels: z.array(z.object({ name: z.string() })).default([]),
-    head: z.object({
-      ref: z.string(),
-      sha: z.string(),
-      repo: z.object({ full_name: z.string() }).nullable(),
-    }),
-    base: z.object({ ref: z.string() }),
-  }),
+  pull_request: PullFields,
 });
 export type PullRequestDelivery = z.infer<typeof PullRequestDelivery>;
 

@@ -30,6 +30,8 @@ export type FakeGitHub = {
   /** Answers for the next merges of a head branch (default 201). */
   mergeAnswers: Map<string, MergeAnswer[]>;
   cancelled: number[];
+  /** What GET /pulls/{n} says. */
+  pullState: "open" | "closed";
   /** Runs GitHub reports: status, conclusion and the loom-result the run uploaded. */
   runs: Map<number, { status: string; conclusion: string | null; result: StageResult | null }>;
   /** Marks a dispatched run finished with its loom-result (served as a zipped artifact). */
@@ -60,6 +62,7 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
     merges: [],
     mergeAnswers: new Map(),
     cancelled: [],
+    pullState: "open",
     runs: new Map(),
     finishRun: (runId, conclusion, result) => {
       fake.runs.set(runId, { status: "completed", conclusion, result });
@@ -126,7 +129,18 @@ function route(fake: FakeGitHub, method: string, url: URL, body: Json): Reply {
     ];
   }
   if (method === "GET" && (m = /^\/pulls\/(\d+)$/.exec(rest))) {
-    return [200, { number: Number(m[1]), head: { sha: fake.refs.get("feature/plan"), ref: "feature/plan" } }];
+    return [
+      200,
+      {
+        number: Number(m[1]),
+        state: fake.pullState,
+        merged: false,
+        user: { login: "alice", type: "User" },
+        labels: [],
+        head: { sha: fake.refs.get("feature/plan"), ref: "feature/plan", repo: { full_name: REPO.fullName } },
+        base: { ref: REPO.defaultBranch },
+      },
+    ];
   }
   if (method === "GET" && (m = /^\/contents\/(.+)$/.exec(rest))) {
     const ref = q.get("ref") ?? REPO.defaultBranch;

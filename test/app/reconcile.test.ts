@@ -52,3 +52,24 @@ test("a session silent past the heartbeat timeout is cancelled and retried as a 
   await h.finish();
   h = undefined;
 });
+
+test("a push and a close whose webhooks never came are picked up by the reconcile", async () => {
+  h = await startHarness();
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+  const pushed = "d".repeat(40);
+  h.fake.refs.set("feature/plan", pushed);
+  h.fake.files.set(
+    `${pushed}:doc/plans/PLAN-diamond.md`,
+    h.fake.files.get(`${h.headSha}:doc/plans/PLAN-diamond.md`) ?? "",
+  );
+  await h.engine.reconcile();
+  const onNewHead = h.fake.checkRuns.filter((r) => r["head_sha"] === pushed).map((r) => r["name"]);
+  assert.ok(onNewHead.includes("loom: a"), "check runs follow the head");
+  h.fake.pullState = "closed";
+  await h.engine.reconcile();
+  assert.deepEqual(h.fake.cancelled, [h.fake.dispatches[0]?.runId], "the running session is cancelled");
+  assert.deepEqual(await h.store.listActivePlans(), []);
+  assert.equal(h.fake.dispatches.length, 1);
+  await h.finish();
+  h = undefined;
+});
