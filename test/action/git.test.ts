@@ -151,3 +151,17 @@ test("a merge left with conflicts is not committed; one resolved but not committ
   assert.equal(result.committed, true);
   assert.equal(git(dir, "log", "-1", "--format=%P").split(" ").length, 2, "a real merge commit");
 });
+
+test("a HEAD moved back behind the start gives no bundle instead of failing", async (t) => {
+  const { dir } = await repo(t);
+  await writeFile(path.join(dir, "a.txt"), "a\n");
+  git(dir, "add", "a.txt");
+  git(dir, "commit", "-q", "-m", "a");
+  const start = git(dir, "rev-parse", "HEAD");
+  git(dir, "reset", "-q", "--hard", "HEAD~1");
+  const file = path.join(dir, "..", `${path.basename(dir)}-back.bundle`);
+  assert.deepEqual(await createBundle(dir, { branch: "loom/PLAN-x/api", startSha: start, file }), {
+    created: false,
+    reason: "no-commits",
+  });
+});

@@ -12,7 +12,9 @@ export async function createBundle(
   options: { branch: string; startSha: string; file: string },
 ): Promise<BundleResult> {
   const head = (await runGitOrThrow(cwd, ["rev-parse", "HEAD"])).trim();
-  if (head === options.startSha) return { created: false, reason: "no-commits" };
+  // Also when the agent moved HEAD back (reset): git refuses an empty bundle.
+  const count = (await runGitOrThrow(cwd, ["rev-list", "--count", `${options.startSha}..${head}`])).trim();
+  if (count === "0") return { created: false, reason: "no-commits" };
   const ref = `refs/heads/${options.branch}`;
   const current = await runGit(cwd, ["symbolic-ref", "-q", "HEAD"]);
   if (current.stdout.trim() !== ref) await runGitOrThrow(cwd, ["update-ref", ref, head]);
