@@ -4,8 +4,7 @@ import type { RunConclusion, Runner } from "../../emulator/create-run-control.ts
 import type { RunRecord } from "../../emulator/emulator-state.ts";
 import type { Emulator } from "../../emulator/start-emulator.ts";
 import { startFakeModelServer, type FakeModelServerOptions } from "../../support/fake-model-server.ts";
-import { cloneBranch } from "./git-clone.ts";
-import type { ResultsService } from "./results-service.ts";
+import { checkout } from "./git-clone.ts";
 import {
   buildActionEnv,
   readOutputs,
@@ -43,7 +42,6 @@ export type RunnerEvent =
 
 export type StageRunnerOptions = {
   emulator: Emulator;
-  results: ResultsService;
   /** Scratch space for workspaces and job folders. */
   workDir: string;
   script: ModelScript;
@@ -66,10 +64,12 @@ export type StageRunner = Runner & {
  * Plays GitHub Actions for the stage workflow (examples/loom.yml → loom-stage.yml): for each
  * dispatched run, mark it in progress, run job `run` (checkout of `inputs.branch`, the real action
  * in `mode: run` against a scripted model), then job `publish` (a fresh checkout, `mode: publish`),
- * then complete the run — each step firing the `workflow_run` webhooks GitHub fires.
+ * then complete the run — each step firing the `workflow_run` webhooks GitHub fires. Clones and
+ * pushes go over the emulator's git smart HTTP with the job token; artifacts go through the
+ * emulator's results service with the job's runtime token (both from `emulator.runnerEnv`).
  */
 export function createStageRunner(options: StageRunnerOptions): StageRunner {
-  const { emulator, results } = options;
+  const { emulator } = options;
   const active = new Map<number, { action: RunningAction | null; cancelled: boolean }>();
   const logs = new Map<number, Record<string, string>>();
   const timeoutMs = options.jobTimeoutMs ?? 120_000;
@@ -83,18 +83,21 @@ export function createStageRunner(options: StageRunnerOptions): StageRunner {
     const jobDir = path.join(options.workDir, `run-${run.id}`, name);
     const workspace = path.join(jobDir, "workspace");
     await mkdir(jobDir, { recursive: true });
-    await cloneBranch(emulator.repo(run.repo).git.dir, run.inputs["branch"] ?? "", workspace);
+    const runner = emulator.runnerEnv(run.id);
+    await checkout({
+      cloneUrl: emulator.cloneUrl(run.repo),
+      branch: run.inputs["branch"] ?? "",
+      into: workspace,
+      token: runner["GITHUB_TOKEN"] ?? "",
+      // run: `persist-credentials: false`; publish keeps them to push.
+      persistCredentials: name === "publish",
+    });
     const actionEnv = await buildActionEnv({
+      runner,
       with: withInputs,
-      token: emulator.tokenFor("github-actions[bot]"),
       workspace,
       jobDir,
-      repository: run.repo,
-      runId: run.id,
-      runAttempt: run.runAttempt,
-      apiUrl: emulator.url,
-      runtimeToken: results.tokenFor(run.id, name),
-      resultsUrl: results.url,
+      jobName: name,
       env,
     });
     const state = active.get(run.id);
@@ -152,7 +155,6 @@ export function createStageRunner(options: StageRunnerOptions): StageRunner {
       // publish: `if: !cancelled()`, no model, no key.
       if (!state.cancelled) {
         const published = await runJob(run, "publish", { ...request, mode: "publish" }, identity);
-        await emulator.refreshRefs(run.repo);
         if (published.exit.code !== 0) conclusion = "failure";
       }
       if (state.cancelled) conclusion = "cancelled";

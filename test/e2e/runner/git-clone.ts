@@ -4,12 +4,35 @@ import { promisify } from "node:util";
 const run = promisify(execFile);
 
 /**
- * What `actions/checkout` leaves: a full clone on `branch` whose `origin` is the repository. The
- * emulator serves no git smart-HTTP, so `origin` is the bare repository's path on disk (pushes
- * from the publish job land there directly, without a token).
+ * What `actions/checkout` does: a full clone of `branch` over git's smart HTTP (the emulator's
+ * `cloneUrl`), authenticated with the job token as an `AUTHORIZATION` extra header; with
+ * `persist-credentials` the header stays in the clone's config, so the job can push.
  */
-export async function cloneBranch(bareDir: string, branch: string, into: string): Promise<void> {
-  await run("git", ["clone", "--quiet", "--branch", branch, "--", bareDir, into], {
-    env: { ...process.env, GIT_TERMINAL_PROMPT: "0" },
-  });
+export async function checkout(input: {
+  cloneUrl: string;
+  branch: string;
+  into: string;
+  token: string;
+  persistCredentials: boolean;
+}): Promise<void> {
+  const header = `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${input.token}`).toString("base64")}`;
+  const key = `http.${new URL(input.cloneUrl).origin}/.extraheader`;
+  const env = { ...process.env, GIT_TERMINAL_PROMPT: "0" };
+  await run(
+    "git",
+    [
+      "-c",
+      `${key}=${header}`,
+      "clone",
+      "--quiet",
+      "--branch",
+      input.branch,
+      "--",
+      input.cloneUrl,
+      input.into,
+    ],
+    { env },
+  );
+  if (input.persistCredentials)
+    await run("git", ["config", "--local", key, header], { cwd: input.into, env });
 }

@@ -24,18 +24,14 @@ export function readActionInputs(): Map<string, string> {
 }
 
 export type JobEnvironment = {
-  /** `with:` values; inputs not given take action.yml's default (`${{ github.token }}` → `token`). */
+  /** What GitHub sets for the job (`emulator.runnerEnv(runId)`: GITHUB_*, the job token, the runtime token). */
+  runner: Record<string, string>;
+  /** `with:` values; inputs not given take action.yml's default (`${{ github.token }}` → the job token). */
   with: Record<string, string>;
-  token: string;
   workspace: string;
   /** The job's private folder: RUNNER_TEMP, HOME, the summary and output files live here. */
   jobDir: string;
-  repository: string;
-  runId: number;
-  runAttempt: number;
-  apiUrl: string;
-  runtimeToken: string;
-  resultsUrl: string;
+  jobName: string;
   /** Extra variables (the step's `env:`), e.g. the model key. */
   env: Record<string, string>;
 };
@@ -54,30 +50,22 @@ export async function buildActionEnv(job: JobEnvironment): Promise<Record<string
     GITHUB_PATH: path.join(job.jobDir, "path.txt"),
   };
   for (const file of Object.values(files)) await writeFile(file, "");
+  const token = job.runner["GITHUB_TOKEN"] ?? "";
   const inputs: Record<string, string> = {};
   for (const [name, fallback] of readActionInputs()) {
-    const value = job.with[name] ?? (fallback.includes("github.token") ? job.token : fallback);
+    const value = job.with[name] ?? (fallback.includes("github.token") ? token : fallback);
     inputs[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] = value;
   }
-  const [owner = ""] = job.repository.split("/");
+  // A JavaScript action does not see GITHUB_TOKEN unless the step passes it: only the input.
+  const { GITHUB_TOKEN: _token, ...runner } = job.runner;
   return {
     PATH: process.env["PATH"] ?? "/usr/bin:/bin",
     HOME: home,
-    CI: "true",
-    GITHUB_ACTIONS: "true",
-    GITHUB_WORKSPACE: job.workspace,
-    GITHUB_REPOSITORY: job.repository,
-    GITHUB_REPOSITORY_OWNER: owner,
-    GITHUB_RUN_ID: String(job.runId),
-    GITHUB_RUN_ATTEMPT: String(job.runAttempt),
-    GITHUB_EVENT_NAME: "workflow_dispatch",
-    // github.com (not the emulator's host): @actions/artifact refuses GHES hosts outright.
-    GITHUB_SERVER_URL: "https://github.com",
-    GITHUB_API_URL: job.apiUrl,
     RUNNER_TEMP: temp,
     RUNNER_OS: "Linux",
-    ACTIONS_RUNTIME_TOKEN: job.runtimeToken,
-    ACTIONS_RESULTS_URL: `${job.resultsUrl}/`,
+    ...runner,
+    GITHUB_JOB: job.jobName,
+    GITHUB_WORKSPACE: job.workspace,
     ...files,
     ...inputs,
     ...job.env,

@@ -1,0 +1,129 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { PullRecord } from "./e2e-requests.ts";
+import { dispatchesOf, mergesOf } from "./e2e-requests.ts";
+import { startE2E, type E2E } from "./harness.ts";
+import { planText, scriptStages, writeFiles } from "./model-script.ts";
+
+const PLAN_PATH = "doc/plans/PLAN-diamond.md";
+const PLAN = planText(
+  "Diamond",
+  `
+- id: a
+  name: Foundation
+  description: Write a.txt, the base every other stage builds on
+  acceptance: ["grep -q alpha a.txt"]
+- id: b
+  name: Left
+  description: Write b.txt next to a.txt
+  dependencies: [a]
+  acceptance: ["grep -q alpha a.txt", "grep -q beta b.txt"]
+- id: c
+  name: Right
+  description: Write c.txt next to a.txt
+  dependencies: [a]
+  acceptance: ["grep -q alpha a.txt", "grep -q gamma c.txt"]
+- id: d
+  name: Join
+  description: Write d.txt once a, b and c are in
+  dependencies: [b, c]
+  acceptance: ["cat a.txt b.txt c.txt d.txt"]
+`,
+);
+
+describe(
+  "a diamond plan (a → b, c → d) through the real app, the real action and Claude Code",
+  { timeout: 280_000 },
+  () => {
+    let e2e: E2E;
+    let pull: PullRecord;
+    before(async () => {
+      e2e = await startE2E({
+        script: scriptStages({
+          a: writeFiles({ "a.txt": "alpha\n" }),
+          b: writeFiles({ "b.txt": "beta\n" }),
+          c: writeFiles({ "c.txt": "gamma\n" }),
+          d: writeFiles({ "d.txt": "delta\n" }),
+        }),
+      });
+      pull = await e2e.openPlan({ files: { [PLAN_PATH]: PLAN } });
+      await e2e.waitFor(
+        "the plan's check run to complete",
+        async () =>
+          (await e2e.checkRuns(pull)).find(
+            (r) => r.name === "loom: PLAN-diamond" && r.status === "completed",
+          ),
+        240_000,
+      );
+      // loom re-creates its check runs on the head its last merge made, and updates the comment.
+      await e2e
+        .waitFor(
+          "every check run on the final head and the final status comment",
+          async () =>
+            (await e2e.checkRuns(pull)).filter((r) => r.status === "completed").length === 5 &&
+            /\*\*4\/4 merged\*\*/.test(e2e.statusComment(pull)?.body ?? ""),
+          30_000,
+        )
+        .catch((error: unknown) => error);
+    });
+    after(async () => {
+      await e2e?.close();
+    });
+
+    it("ends green: every loom check run on the pull request's head is a success", async () => {
+      const runs = await e2e.checkRuns(pull);
+      assert.deepEqual(
+        runs.map((r) => [r.name, r.status, r.conclusion]),
+        [
+          ["loom: a", "completed", "success"],
+          ["loom: b", "completed", "success"],
+          ["loom: c", "completed", "success"],
+          ["loom: d", "completed", "success"],
+          ["loom: PLAN-diamond", "completed", "success"],
+        ].sort((x, y) => String(x[0]).localeCompare(String(y[0]))),
+        e2e.describe(),
+      );
+    });
+
+    it("puts every stage's work on the pull request's branch (read with git from the bare repository)", async () => {
+      const files = await Promise.all(
+        ["a.txt", "b.txt", "c.txt", "d.txt"].map((f) => e2e.readFile(pull.headRef, f)),
+      );
+      assert.deepEqual(files, ["alpha\n", "beta\n", "gamma\n", "delta\n"]);
+    });
+
+    it("dispatches each stage once, and a dependent only after its dependencies were merged", () => {
+      const requests = e2e.emulator.requests;
+      const dispatches = dispatchesOf(requests);
+      const merges = mergesOf(requests).filter((m) => m.status === 201 || m.status === 204);
+      assert.deepEqual(dispatches.map((d) => d.stageId).sort(), ["a", "b", "c", "d"]);
+      const dependencies: Record<string, string[]> = { a: [], b: ["a"], c: ["a"], d: ["b", "c"] };
+      for (const dispatch of dispatches) {
+        for (const dependency of dependencies[dispatch.stageId] ?? []) {
+          const merged = merges.find((m) => m.head === `loom/PLAN-diamond/${dependency}`);
+          assert.ok(merged, `stage ${dependency} was merged`);
+          assert.ok(
+            merged.index < dispatch.index,
+            `${dispatch.stageId} started after ${dependency} was merged`,
+          );
+        }
+      }
+    });
+
+    it("shows the whole plan done in the sticky status comment", () => {
+      const comment = e2e.statusComment(pull);
+      assert.ok(comment, "loom posted a status comment");
+      assert.match(comment.body, /\*\*4\/4 merged\*\*/);
+      for (const stage of ["a", "b", "c", "d"]) {
+        const row = comment.body.split("\n").find((line) => line.startsWith(`| \`${stage}\` |`));
+        assert.match(row ?? "", /✅ completed, merged/, `the row of ${stage}`);
+      }
+      assert.match(comment.body, /class s0,s1,s2,s3 merged/, "the graph colours every stage merged");
+    });
+
+    it("made only requests GitHub's OpenAPI description allows, and uploaded artifacts cleanly", () => {
+      e2e.emulator.assertNoViolations();
+      assert.deepEqual(e2e.emulator.runnerErrors, []);
+    });
+  },
+);

@@ -1,0 +1,221 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { openStore } from "../../app/store/open-store.ts";
+import type { Store } from "../../app/store/store.ts";
+import type { CheckRunRecord, CommentRecord, PullRecord, Role } from "../emulator/emulator-state.ts";
+import { startEmulator, type Emulator } from "../emulator/start-emulator.ts";
+import {
+  createStageRunner,
+  type ModelScript,
+  type RunnerEvent,
+  type StageRunner,
+} from "./runner/create-stage-runner.ts";
+import { startLoomApp, type LoomAppServer } from "./start-loom-app.ts";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+export const CLAUDE_PATH = path.join(ROOT, "node_modules/.bin/claude");
+export const OWNER = "acme";
+export const REPO = "widgets";
+export const BOT = "loom[bot]";
+const SECRET = "e2e-webhook-secret";
+
+export type E2EOptions = {
+  /** Per-stage model scripts (see model-script.ts). */
+  script: ModelScript;
+  /** Files of the default branch besides README, the caller workflow and `.github/loom.yml`. */
+  files?: Record<string, string>;
+  /** `.github/loom.yml` (default: `workflow: loom.yml`). */
+  loomConfig?: string;
+  /** Repository roles (default: alice writes, bob reads). */
+  permissions?: Record<string, Role>;
+  /** PostgreSQL connection string; default a temporary SQLite file. */
+  databaseUrl?: string;
+  /** Run each action job from the TypeScript entry (default) or the committed bundle. */
+  entry?: "src" | "dist";
+  jobTimeoutMs?: number;
+  onRunnerEvent?: (event: RunnerEvent) => void;
+  onAppLog?: (line: Record<string, unknown>) => void;
+};
+
+export type E2E = {
+  emulator: Emulator;
+  app: LoomAppServer;
+  runner: StageRunner;
+  store: Store;
+  /** Opens the plan pull request from `head` with `files` (the plan among them) as `login`. */
+  openPlan(input: {
+    login?: string;
+    head?: string;
+    files: Record<string, string>;
+    headRepo?: string;
+  }): Promise<PullRecord>;
+  /** Polls until `check` returns a value (not undefined/false) or throws after `timeoutMs`. */
+  waitFor<T>(
+    what: string,
+    check: () => T | undefined | false | Promise<T | undefined | false>,
+    timeoutMs?: number,
+  ): Promise<T>;
+  /** loom's check runs on the pull request's current head, newest per name. */
+  checkRuns(pull: PullRecord): Promise<CheckRunRecord[]>;
+  statusComment(pull: PullRecord): CommentRecord | undefined;
+  /** A file on a branch of the emulator's bare repository (null when missing). */
+  readFile(branch: string, file: string): Promise<string | null>;
+  /** Details for a failure message: runner logs, app errors, violations. */
+  describe(): string;
+  close(): Promise<void>;
+};
+
+/**
+ * Everything an end-to-end run needs, on loopback: the GitHub emulator (bare git repos, OpenAPI
+ * checked), the real loom app over HTTP on a temporary store, the Actions Results service and the
+ * stage runner that starts the real action (and the real Claude Code against per-stage scripted
+ * models) for every dispatched run.
+ */
+export async function startE2E(options: E2EOptions): Promise<E2E> {
+  const workDir = await mkdtemp(path.join(tmpdir(), "loom-e2e-"));
+  const callerWorkflow = await readFile(path.join(ROOT, "examples/loom.yml"), "utf8");
+  const emulator = await startEmulator({
+    repos: [
+      {
+        owner: OWNER,
+        name: REPO,
+        files: {
+          "README.md": "# widgets\n",
+          ".github/workflows/loom.yml": callerWorkflow,
+          ".github/loom.yml": options.loomConfig ?? "workflow: loom.yml\n",
+          ...options.files,
+        },
+      },
+    ],
+    webhookSecret: SECRET,
+    appSlug: "loom",
+    permissions: options.permissions ?? { alice: "write", bob: "read" },
+  });
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    const store = await openStore(
+      options.databaseUrl
+        ? { databaseUrl: options.databaseUrl, schema: `e2e_${process.pid}_${Date.now()}` }
+        : { sqlitePath: path.join(workDir, "loom.sqlite") },
+    );
+    closers.push(() => store.close());
+    const app = await startLoomApp({
+      githubUrl: emulator.url,
+      webhookSecret: SECRET,
+      appId: 1,
+      store,
+      now: Date.now,
+      botLogin: BOT,
+      pollMs: 250,
+      reconcileMs: 5_000,
+      ...(options.onAppLog ? { onLog: options.onAppLog } : {}),
+    });
+    closers.unshift(() => app.close());
+    emulator.setWebhookTarget(app.webhookUrl, SECRET);
+    const runner = createStageRunner({
+      emulator,
+      workDir,
+      script: options.script,
+      ...(options.entry ? { entry: options.entry } : {}),
+      jobTimeoutMs: options.jobTimeoutMs ?? 90_000,
+      runInputs: {
+        claude_path: CLAUDE_PATH,
+        silence_timeout_minutes: "2",
+        check_timeout_minutes: "1",
+        allowed_tools: "Read,Write,Edit,Glob,Grep,LS,Bash",
+      },
+      ...(options.onRunnerEvent ? { onEvent: options.onRunnerEvent } : {}),
+    });
+    emulator.setRunner(runner);
+    closers.unshift(async () => {
+      emulator.setWebhookTarget(null);
+      runner.stopAll();
+      emulator.setRunner(null);
+      await Promise.race([emulator.settle(), sleep(15_000)]);
+    });
+
+    const e2e: E2E = {
+      emulator,
+      app,
+      runner,
+      store,
+      openPlan: ({ login = "alice", head = "feature/plan", files, headRepo }) =>
+        emulator.as(login).openPullRequest({
+          head,
+          title: "Add a plan",
+          files,
+          ...(headRepo ? { headRepo } : {}),
+        }),
+      async waitFor(what, check, timeoutMs = 120_000) {
+        const deadline = Date.now() + timeoutMs;
+        for (let round = 0; Date.now() < deadline; round++) {
+          const value = await check();
+          if (value !== undefined && value !== false) return value;
+          if (emulator.runnerErrors.length > 0) break;
+          await sleep(Math.min(500, 50 * (round + 1)));
+        }
+        throw new Error(`timed out waiting for ${what}\n${e2e.describe()}`);
+      },
+      async checkRuns(pull) {
+        const head = (await emulator.repo().git.readBranch(pull.headRef)) ?? pull.headSha;
+        const newest = new Map<string, CheckRunRecord>();
+        for (const run of emulator.state.checkRuns) {
+          if (run.headSha !== head || run.app !== BOT || !run.name.startsWith("loom")) continue;
+          const known = newest.get(run.name);
+          if (!known || known.id < run.id) newest.set(run.name, run);
+        }
+        return [...newest.values()].sort((a, b) => a.name.localeCompare(b.name));
+      },
+      statusComment: (pull) =>
+        emulator.state.comments.find(
+          (c) => c.issueNumber === pull.number && c.user === BOT && c.body.includes("<!-- loom:status:"),
+        ),
+      readFile: async (branch, file) => {
+        const blob = await emulator.repo().git.readBlob(branch, file);
+        return blob === null ? null : blob.toString("utf8");
+      },
+      describe() {
+        const errors = app.logs
+          .filter((l) => Number(l["level"]) >= 40)
+          .map((l) => `app ${String(l["msg"])}: ${JSON.stringify(l["err"] ?? "").slice(0, 500)}`);
+        const jobs = [...runner.logs].map(
+          ([id, logs]) =>
+            `run ${id}: ${Object.entries(logs)
+              .map(
+                ([job, log]) =>
+                  `[${job}] ${log
+                    .split("\n")
+                    .filter((line) => !line.startsWith("::debug::"))
+                    .slice(-15)
+                    .join("\n  ")}`,
+              )
+              .join("\n")}`,
+        );
+        return [
+          ...errors.slice(-10),
+          ...jobs.slice(-4),
+          ...emulator.violations.map(
+            (v) => `violation ${v.kind} ${v.method} ${v.path}: ${v.errors.join("; ")}`,
+          ),
+          ...emulator.runnerErrors.map(
+            (e) =>
+              `runner error: ${e.message}: ${e.cause instanceof Error ? (e.cause.stack ?? e.cause.message) : JSON.stringify(e.cause)}`,
+          ),
+        ].join("\n");
+      },
+      async close() {
+        for (const close of closers) await close().catch(() => undefined);
+        await emulator.close().catch(() => undefined);
+        await rm(workDir, { recursive: true, force: true });
+      },
+    };
+    return e2e;
+  } catch (error) {
+    for (const close of closers) await close().catch(() => undefined);
+    await emulator.close();
+    await rm(workDir, { recursive: true, force: true });
+    throw error;
+  }
+}

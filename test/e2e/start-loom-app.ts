@@ -1,0 +1,104 @@
+import { generateKeyPairSync } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
+import pino from "pino";
+import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
+import type { Engine } from "../../app/engine/create-engine.ts";
+import { createGitHubCache } from "../../app/github/github-cache.ts";
+import { createLoomApp } from "../../app/index.ts";
+import type { Store } from "../../app/store/store.ts";
+
+export type LoomAppServer = {
+  /** Where GitHub (the emulator) sends webhooks. */
+  webhookUrl: string;
+  engine: Engine;
+  /** The app's log lines (pino JSON objects), newest last. */
+  logs: Record<string, unknown>[];
+  close(): Promise<void>;
+};
+
+export type LoomAppOptions = {
+  githubUrl: string;
+  webhookSecret: string;
+  appId: number;
+  store: Store;
+  now: () => number;
+  botLogin: string | null;
+  /** Engine poll and reconcile periods. */
+  pollMs: number;
+  reconcileMs: number;
+  onLog?: (line: Record<string, unknown>) => void;
+};
+
+/** A fresh RSA key in PEM, the kind GitHub hands an App. */
+export function createPrivateKey(): string {
+  return generateKeyPairSync("rsa", {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: "pkcs1", format: "pem" },
+    publicKeyEncoding: { type: "spki", format: "pem" },
+  }).privateKey;
+}
+
+/**
+ * The loom app as `app/main.ts` wires it (createLoomApp, its engine started with intervals), served
+ * over HTTP by Probot's own middleware, with `baseUrl` pointing at the emulator. In process rather
+ * than `node app/main.ts`: Probot's env reading turns `GHE_HOST` into `<host>/api/v3`, a prefix the
+ * emulator does not serve, and the default Octokit throttles writes to one a second.
+ */
+export async function startLoomApp(options: LoomAppOptions): Promise<LoomAppServer> {
+  const logs: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString("utf8").split("\n")) {
+        if (line.trim() === "") continue;
+        const parsed = JSON.parse(line) as Record<string, unknown>;
+        logs.push(parsed);
+        options.onLog?.(parsed);
+      }
+      done();
+    },
+  });
+  const probot = new Probot({
+    appId: options.appId,
+    privateKey: createPrivateKey(),
+    secret: options.webhookSecret,
+    baseUrl: options.githubUrl,
+    log: pino({ level: process.env["LOOM_E2E_LOG"] ?? "info" }, sink),
+    Octokit: ProbotOctokit.defaults({ throttle: { enabled: false } }),
+  });
+  let engine: Engine | undefined;
+  const middleware = await createNodeMiddleware(
+    createLoomApp({
+      store: options.store,
+      now: options.now,
+      workerId: "e2e",
+      botLogin: options.botLogin,
+      cache: createGitHubCache(),
+      onEngine: (created) => {
+        engine = created;
+        created.start({ pollMs: options.pollMs, reconcileMs: options.reconcileMs });
+      },
+    }),
+    { probot },
+  );
+  if (engine === undefined) throw new Error("the loom app did not create its engine");
+  const server = createServer((req, res) => {
+    void Promise.resolve(middleware(req, res)).then((handled) => {
+      if (handled !== true && !res.headersSent) res.writeHead(404).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  const started = engine;
+  return {
+    webhookUrl: `http://127.0.0.1:${port}/api/github/webhooks`,
+    engine: started,
+    logs,
+    close: async () => {
+      await started.stop();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
