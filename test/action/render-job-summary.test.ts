@@ -1,0 +1,57 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { MAX_SUMMARY_CHARS, renderJobSummary } from "../../action/src/upload/render-job-summary.ts";
+import type { StageResult } from "../../src/artifacts/stage-result.ts";
+
+const result: StageResult = {
+  version: 1,
+  plan_id: "PLAN-demo",
+  stage_id: "build",
+  attempt: 2,
+  kind: "recovery",
+  outcome: "completed-with-failures",
+  reason: "1 of 2 checks failed, first: acceptance npm test",
+  checks: [
+    {
+      kind: "acceptance",
+      name: "npm test",
+      command: "npm test",
+      passed: false,
+      exit_code: 1,
+      duration_ms: 1500,
+      output_tail: "```\nnot ok 1 | pipe",
+    },
+    { kind: "artifact", name: "src/a.ts", passed: true, duration_ms: 1, output_tail: "" },
+  ],
+  commits: [{ sha: "c".repeat(40), subject: "Add a | b" }],
+  head_sha: "c".repeat(40),
+  turns: 7,
+  tokens: { input: 1, output: 1, cache_read: 0, cache_creation: 0 },
+  cost_usd: 0.1234,
+  duration_ms: 65_000,
+  context_percent: 33.3,
+  deviations: ["[DEVIATION Rule 1: renamed x]"],
+  permission_denials: [],
+};
+
+test("the job summary shows the outcome, each check, the failing output and the commits", () => {
+  const md = renderJobSummary(result);
+  assert.match(md, /^## ❌ loom: `build` completed-with-failures\n/);
+  assert.match(md, /\| ❌ \| npm test \| acceptance \| 1\.5 s \|/);
+  assert.match(md, /\| ✅ \| src\/a\.ts \| artifact \|/);
+  // The output keeps its own backticks inside a longer fence.
+  assert.match(md, /````text\n```\nnot ok 1 \| pipe\n````/);
+  assert.match(md, /- `cccccccccccc` Add a \\\| b/);
+  assert.match(md, /\[DEVIATION Rule 1: renamed x\]/);
+  assert.match(md, /7 turns, \$0\.1234, context 33\.3 %, 65 s/);
+});
+
+test("a huge summary is cut to stay under GitHub's limit", () => {
+  const checks = Array.from({ length: 2000 }, (_, i) => ({
+    ...result.checks[1]!,
+    name: `${i} ${"x".repeat(300)}`,
+  }));
+  const md = renderJobSummary({ ...result, checks });
+  assert.ok(md.length <= MAX_SUMMARY_CHARS + 20);
+  assert.match(md, /… \(cut\)\n$/);
+});
