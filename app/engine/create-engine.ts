@@ -8,6 +8,8 @@ import { runEffects } from "./run-effects.ts";
 const BATCH = 20;
 /** Rounds per drain: each round claims up to BATCH of each; a drain always ends. */
 const MAX_ROUNDS = 200;
+/** Processed deliveries are kept this long for deduplication (manual redeliveries come later too). */
+const DELIVERY_RETENTION_MS = 14 * 24 * 3600 * 1000;
 
 export type Engine = {
   /** Processes the inbox, the outbox and due timers until nothing is left (bounded). */
@@ -69,6 +71,8 @@ export function createEngine(deps: EngineDeps): Engine {
   const reconcile = async () => {
     await reconcilePlans(deps);
     await drain();
+    const pruned = await deps.store.pruneDeliveries(deps.now() - DELIVERY_RETENTION_MS);
+    if (pruned > 0) deps.log.info({ pruned }, "old deliveries pruned");
   };
 
   return {

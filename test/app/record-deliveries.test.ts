@@ -1,0 +1,35 @@
+import assert from "node:assert/strict";
+import { afterEach, test } from "node:test";
+import { delivery, issueCommentPayload, pullRequestPayload } from "../support/webhook-payloads.ts";
+import { startHarness } from "./loom-harness.ts";
+import type { Harness } from "./loom-harness.ts";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.cleanup();
+  h = undefined;
+});
+
+test("a webhook is only recorded, once per delivery id, before any work or API call", async () => {
+  h = await startHarness();
+  const opened = pullRequestPayload("opened", { number: 1, headSha: h.headSha });
+  await h.probot.receive(delivery("pull_request", opened, "d-1"));
+  await h.probot.receive(delivery("pull_request", opened, "d-1"));
+  await h.probot.receive(
+    delivery(
+      "issue_comment",
+      issueCommentPayload({ number: 1, body: "thanks!", sender: { login: "alice" } }),
+      "d-2",
+    ),
+  );
+  await h.probot.receive(delivery("check_suite", { action: "requested" }, "d-3"));
+  assert.equal(h.gh.requests.length, 0, "nothing is read from GitHub while answering");
+  const claimed = await h.store.claimDeliveries("inspector", 10, 60_000, Date.now());
+  assert.deepEqual(
+    claimed.map((d) => [d.id, d.name]),
+    [["d-1", "pull_request"]],
+    "the duplicate, a comment without a command and an event loom does not use are not stored",
+  );
+  await h.finish();
+  h = undefined;
+});
