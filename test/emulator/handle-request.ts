@@ -8,12 +8,13 @@ import type { Faults, RouteFaultEffect } from "./create-faults.ts";
 import type { RunControl } from "./create-run-control.ts";
 import { BLOB_PREFIX, serveBlob, serveTwirp, TWIRP_PREFIX } from "./results-service.ts";
 import { serveGit } from "./serve-git.ts";
+import { validateResponse } from "./validate-response.ts";
 import { fail, type EmulatorSettings, type Reply, type Routes } from "./route-reply.ts";
 
 export type Violation = {
   method: string;
   path: string;
-  kind: "invalid" | "unknown-route" | "unimplemented" | "server-error";
+  kind: "invalid" | "unknown-route" | "unimplemented" | "server-error" | "response";
   errors: string[];
 };
 
@@ -143,7 +144,12 @@ async function answer(
     url,
   };
   try {
-    return { reply: await handler(request), operationId };
+    const reply = await handler(request);
+    if (deps.settings.checkResponses && reply.body !== undefined && reply.status < 300) {
+      const problems = validateResponse(method, url.pathname, reply.status, reply.body);
+      if (problems.length > 0) violations.push({ method, path: where, kind: "response", errors: problems });
+    }
+    return { reply, operationId };
   } catch (error) {
     violations.push({
       method,

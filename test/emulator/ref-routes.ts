@@ -12,7 +12,7 @@ function refJson(request: RouteRequest, ref: string, sha: string) {
   };
 }
 
-function commitJson(
+export function commitJson(
   request: RouteRequest,
   c: Awaited<ReturnType<RouteRequest["repo"]["git"]["readCommit"]>>,
 ) {
@@ -31,8 +31,8 @@ function commitJson(
       url: `${api}/git/commits/${c.sha}`,
       comment_count: 0,
     },
-    author: null,
-    committer: null,
+    author: {},
+    committer: {},
     parents: c.parents.map((sha) => ({ sha, url: `${api}/commits/${sha}` })),
   };
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { iso, repoJson, userJson } from "./github-json.ts";
+import { appJson, iso, repoJson, userJson } from "./github-json.ts";
 import type { Role } from "./emulator-state.ts";
+import { commitJson } from "./ref-routes.ts";
 import { fail, notFound, ok, type RouteRequest, type Routes } from "./route-reply.ts";
 
 /** Installation tokens, the app, repositories, contents, compare and collaborator permissions. */
@@ -40,6 +41,8 @@ function installationJson(request: RouteRequest, id: number) {
     created_at: iso(0),
     updated_at: iso(0),
     single_file_name: null,
+    suspended_by: null,
+    suspended_at: null,
   };
 }
 
@@ -114,14 +117,18 @@ async function compare(request: RouteRequest) {
     ahead_by: ahead,
     behind_by: behind,
     total_commits: ahead,
-    merge_base_commit: { sha: mergeBase },
-    base_commit: { sha: base },
-    commits: commits.map((c) => ({
-      sha: c.sha,
-      commit: { message: c.message, author: c.author, committer: c.committer, tree: { sha: c.tree } },
-      parents: c.parents.map((sha) => ({ sha })),
-    })),
+    html_url: `https://github.emulator.invalid/${repo.fullName}/compare/${baseName}...${headName}`,
+    permalink_url: `https://github.emulator.invalid/${repo.fullName}/compare/${base}...${head}`,
+    diff_url: `https://github.emulator.invalid/${repo.fullName}/compare/${baseName}...${headName}.diff`,
+    patch_url: `https://github.emulator.invalid/${repo.fullName}/compare/${baseName}...${headName}.patch`,
+    merge_base_commit: commitJson(request, await repo.git.readCommit(mergeBase)),
+    base_commit: commitJson(request, await repo.git.readCommit(base)),
+    commits: commits.map((c) => commitJson(request, c)),
     files: files.map((f) => ({
+      sha: "0".repeat(40),
+      blob_url: `https://github.emulator.invalid/${repo.fullName}/blob/${head}/${f.filename}`,
+      raw_url: `https://github.emulator.invalid/${repo.fullName}/raw/${head}/${f.filename}`,
+      contents_url: `${request.core.json.url}/repos/${repo.fullName}/contents/${f.filename}?ref=${head}`,
       filename: f.filename,
       status: f.status,
       additions: f.additions,
@@ -147,21 +154,7 @@ export const repoRoutes: Routes = {
       201,
     );
   },
-  "apps/get-authenticated": ({ core }) =>
-    ok({
-      id: core.json.appId,
-      slug: core.json.appSlug,
-      name: core.json.appSlug,
-      node_id: `A_${core.json.appId}`,
-      owner: userJson(core.json, "emulator"),
-      description: null,
-      external_url: "https://loom.invalid",
-      html_url: `https://github.emulator.invalid/apps/${core.json.appSlug}`,
-      created_at: iso(0),
-      updated_at: iso(0),
-      permissions: {},
-      events: [],
-    }),
+  "apps/get-authenticated": ({ core }) => ok(appJson(core.json, "emulator")),
   "apps/get-repo-installation": (request) => ok(installationJson(request, request.repo.installationId)),
   "repos/get": ({ core, repo }) => ok(repoJson(core.json, repo)),
   "repos/get-content": getContent,
@@ -174,6 +167,7 @@ export const repoRoutes: Routes = {
       role_name: role,
       user: {
         ...userJson(core.json, username),
+        role_name: role,
         permissions: {
           admin: role === "admin",
           maintain: role === "maintain" || role === "admin",

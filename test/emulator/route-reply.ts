@@ -8,6 +8,8 @@ export type EmulatorSettings = {
   refuseReturnRunDetails: boolean;
   /** Most inputs a dispatch takes (25 on github.com, 10 on GHES 3.17–3.19). */
   maxDispatchInputs: number;
+  /** Also check every 2xx JSON answer against GitHub's response schema (mismatches are violations of kind "response"). */
+  checkResponses: boolean;
   /** How long an artifact download URL is valid (ms). */
   downloadUrlTtlMs: number;
 };

@@ -173,6 +173,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   runs.setRunner(options.runner ?? null);
   const settings: EmulatorSettings = {
     refuseReturnRunDetails: false,
+    checkResponses: true,
     maxDispatchInputs: 25,
     downloadUrlTtlMs: 60_000,
     ...options.settings,
