@@ -3,35 +3,7 @@ import { after, before, describe, it } from "node:test";
 import type { CommentRecord } from "../emulator/emulator-state.ts";
 import { dispatchesOf, mergesOf, type PullRecord } from "./e2e-requests.ts";
 import { BOT, startE2E, type E2E } from "./harness.ts";
-import { planText, resolveConflict, rewriteFile, scriptStages, writeFiles } from "./model-script.ts";
-
-const PLAN_PATH = "doc/plans/PLAN-clash.md";
-const BASE = "title\nvalue = base\nend\n";
-const RESOLVED = "title\nvalue = left and right\nend\n";
-const PLAN = planText(
-  "Clash",
-  `
-- id: a
-  name: Settings file
-  description: Write settings.txt with a base value on its second line
-  acceptance: ["grep -q 'value = base' settings.txt"]
-- id: left
-  name: Left value
-  description: Set the value on line two to left
-  dependencies: [a]
-  acceptance: ["grep -q 'value = left' settings.txt"]
-- id: right
-  name: Right value
-  description: Set the value on line two to right
-  dependencies: [a]
-  acceptance: ["grep -q 'right' settings.txt"]
-- id: join
-  name: Join
-  description: Check both values made it
-  dependencies: [left, right]
-  acceptance: ["grep -q 'left and right' settings.txt"]
-`,
-);
+import { CLASH_PLAN, CLASH_RESOLVED } from "./sample-plans.ts";
 
 describe(
   "two parallel stages edit the same line: the second merge conflicts, a merge session resolves it",
@@ -42,16 +14,9 @@ describe(
     let readerCommand: CommentRecord;
     before(async () => {
       e2e = await startE2E({
-        script: scriptStages({
-          a: writeFiles({ "settings.txt": BASE }),
-          left: rewriteFile("settings.txt", "title\nvalue = left\nend\n"),
-          right: rewriteFile("settings.txt", "title\nvalue = right\nend\n"),
-          "left:merge": resolveConflict("settings.txt", RESOLVED),
-          "right:merge": resolveConflict("settings.txt", RESOLVED),
-          join: writeFiles({ "join.txt": "joined\n" }),
-        }),
+        script: CLASH_PLAN.script,
       });
-      pull = await e2e.openPlan({ files: { [PLAN_PATH]: PLAN } });
+      pull = await e2e.openPlan({ files: { [CLASH_PLAN.path]: CLASH_PLAN.text } });
       await e2e.waitFor(
         "stage a to be merged",
         () => mergesOf(e2e.emulator.requests).some((m) => m.head.endsWith("/a") && m.status === 201),
@@ -72,7 +37,7 @@ describe(
     it("completes the plan with both values resolved on the pull request's branch", async () => {
       const plan = (await e2e.checkRuns(pull)).find((r) => r.name === "loom: PLAN-clash");
       assert.equal(plan?.conclusion, "success", e2e.describe());
-      assert.equal(await e2e.readFile(pull.headRef, "settings.txt"), RESOLVED);
+      assert.equal(await e2e.readFile(pull.headRef, "settings.txt"), CLASH_RESOLVED);
       assert.equal(await e2e.readFile(pull.headRef, "join.txt"), "joined\n");
     });
 

@@ -1,0 +1,77 @@
+/**
+ * `npm run demo`: a sample plan — a diamond whose two middle stages edit the same line — run end to
+ * end on loopback: the GitHub emulator (bare git repositories), the real loom app, and for every
+ * dispatched run the real action with the real Claude Code against a scripted model. Prints a
+ * timeline as it goes and the final status comment. Needs Node 24 and git; nothing leaves 127.0.0.1.
+ */
+import { startE2E } from "../test/e2e/harness.ts";
+import { CLASH_PLAN } from "../test/e2e/sample-plans.ts";
+import { createTimeline } from "../test/e2e/timeline.ts";
+
+const LIMIT_MS = 280_000;
+
+function stripGraphStyles(body: string): string {
+  return body
+    .split("\n")
+    .filter((line) => !/^\s*(classDef|class) /.test(line) && !line.startsWith("<!-- loom:"))
+    .join("\n");
+}
+
+async function main(): Promise<number> {
+  const print = (line: string): void => void process.stdout.write(`${line}\n`);
+  const timeline = createTimeline(print);
+  print("loom demo: starting the GitHub emulator, the loom app and the Actions runner on 127.0.0.1…");
+  const e2e = await startE2E({
+    script: CLASH_PLAN.script,
+    onRunnerEvent: (event) => timeline.onRunnerEvent(event),
+  });
+  try {
+    timeline.watch(e2e.emulator);
+    const pull = await e2e.openPlan({ files: { [CLASH_PLAN.path]: CLASH_PLAN.text } });
+    print(`alice opened pull request #${pull.number} adding ${CLASH_PLAN.path} (a → left, right → join)`);
+    const plan = await e2e.waitFor(
+      "the plan to finish",
+      async () =>
+        (await e2e.checkRuns(pull)).find(
+          (r) => r.name === `loom: ${CLASH_PLAN.id}` && r.status === "completed",
+        ),
+      LIMIT_MS,
+    );
+    await e2e
+      .waitFor(
+        "the final status comment and check runs",
+        async () =>
+          /\*\*4\/4 merged\*\*/.test(e2e.statusComment(pull)?.body ?? "") &&
+          (await e2e.checkRuns(pull)).filter((r) => r.status === "completed").length === 5,
+        20_000,
+      )
+      .catch(() => undefined);
+    timeline.stop();
+    print(`\nplan check run: ${plan.conclusion ?? "?"}`);
+    for (const run of await e2e.checkRuns(pull))
+      print(`  ${run.name.padEnd(20)} ${run.conclusion ?? run.status}`);
+    print(
+      `\n${pull.headRef}:settings.txt now reads:\n${(await e2e.readFile(pull.headRef, "settings.txt")) ?? "(missing)"}`,
+    );
+    print("final status comment:\n");
+    print(stripGraphStyles(e2e.statusComment(pull)?.body ?? "(none)"));
+    const violations = e2e.emulator.violations.length;
+    print(
+      `\n${e2e.emulator.requests.length} API requests, ${violations} invalid against GitHub's OpenAPI description.`,
+    );
+    return plan.conclusion === "success" && violations === 0 ? 0 : 1;
+  } finally {
+    timeline.stop();
+    await e2e.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(
+      `demo failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  },
+);

@@ -1,0 +1,49 @@
+import type { ModelScript } from "./runner/create-stage-runner.ts";
+import { planText, resolveConflict, rewriteFile, scriptStages, writeFiles } from "./model-script.ts";
+
+export type SamplePlan = { path: string; id: string; text: string; script: ModelScript };
+
+export const CLASH_BASE = "title\nvalue = base\nend\n";
+export const CLASH_RESOLVED = "title\nvalue = left and right\nend\n";
+
+/**
+ * A diamond with a conflict: `a` writes settings.txt; `left` and `right` run in parallel and both
+ * rewrite its second line, so whichever merges second gets a 409 and a merge session; `join` runs
+ * once both are merged.
+ */
+export const CLASH_PLAN: SamplePlan = {
+  path: "doc/plans/PLAN-clash.md",
+  id: "PLAN-clash",
+  text: planText(
+    "Clash",
+    `
+- id: a
+  name: Settings file
+  description: Write settings.txt with a base value on its second line
+  acceptance: ["grep -q 'value = base' settings.txt"]
+- id: left
+  name: Left value
+  description: Set the value on line two to left
+  dependencies: [a]
+  acceptance: ["grep -q 'value = left' settings.txt"]
+- id: right
+  name: Right value
+  description: Set the value on line two to right
+  dependencies: [a]
+  acceptance: ["grep -q 'right' settings.txt"]
+- id: join
+  name: Join
+  description: Check both values made it
+  dependencies: [left, right]
+  acceptance: ["grep -q 'left and right' settings.txt"]
+`,
+  ),
+  script: scriptStages({
+    a: writeFiles({ "settings.txt": CLASH_BASE }),
+    left: rewriteFile("settings.txt", "title\nvalue = left\nend\n"),
+    right: rewriteFile("settings.txt", "title\nvalue = right\nend\n"),
+    "left:merge": resolveConflict("settings.txt", CLASH_RESOLVED),
+    "right:merge": resolveConflict("settings.txt", CLASH_RESOLVED),
+    join: writeFiles({ "join.txt": "joined\n" }),
+  }),
+};
