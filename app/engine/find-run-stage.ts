@@ -6,11 +6,11 @@ import { readStoredPlan } from "./stored-plan.ts";
 export type RunStage = { plan: LoadedPlan; stageId: string; attempt: number };
 
 /** A dispatch key as the reducer writes it and the stage workflow puts in its run name. */
-const RUN_KEY = /([0-9a-f]{12}):([A-Za-z0-9_-]{1,128}):(\d+):[\w-]+/g;
+const RUN_KEY = /([0-9a-f]{12})-pr(\d+):([A-Za-z0-9_-]{1,128}):(\d+):[\w-]+/g;
 
 /**
  * Which plan and stage a workflow run belongs to: the session that recorded the run id, else the
- * dispatch key in the run's name (`<blob-sha-12>:<stage>:<attempt>:<what>`), for a run whose
+ * dispatch key in the run's name (`<blob-sha-12>-pr<n>:<stage>:<attempt>:<what>`), for a run whose
  * dispatch did not return its id.
  */
 export async function findRunStage(
@@ -35,9 +35,10 @@ export async function findRunStage(
     if (found) return { plan, ...found };
   }
   for (const match of title.matchAll(RUN_KEY)) {
-    const [, prefix = "", stageId = "", attempt = "0"] = match;
+    const [, prefix = "", pr = "", stageId = "", attempt = "0"] = match;
     const plan = plans.find(
       (candidate) =>
+        candidate.key.pr === Number(pr) &&
         candidate.stored.state.plan.blobSha.startsWith(prefix) &&
         candidate.stored.state.stages[stageId]?.sessions.some(
           (session) => session.attempt === Number(attempt),

@@ -11,12 +11,16 @@ export type StepContext = {
   at: number;
 };
 
-/** The first 12 hex digits of the plan blob SHA: the prefix of every effect key. */
+/**
+ * The prefix of every effect key: the first 12 hex digits of the plan blob SHA and the pull
+ * request number (`<blob-sha-12>-pr<n>`), so two pull requests carrying the same plan text never
+ * share a key (a run found by key belongs to exactly one plan).
+ */
 export function getKeyPrefix(state: PlanState): string {
-  return state.plan.blobSha.slice(0, 12);
+  return `${state.plan.blobSha.slice(0, 12)}-pr${state.pr.number}`;
 }
 
-/** `<blob-sha-12>:<stage-id>:<attempt>:<what>`: the deterministic key of a stage effect. */
+/** `<blob-sha-12>-pr<n>:<stage-id>:<attempt>:<what>`: the deterministic key of a stage effect. */
 export function makeStageKey(state: PlanState, stageId: string, attempt: number, what: string): string {
   return `${getKeyPrefix(state)}:${stageId}:${attempt}:${what}`;
 }

@@ -366,7 +366,11 @@ test("a changed plan adds new stages, drops unstarted removed ones and keeps the
   assert.deepEqual(story.state.order, ["b", "d", "a"]);
   story.run("a", "completed");
   assert.deepEqual(story.dispatched(), ["b"]);
-  assert.equal(story.of("dispatchRun")[0]?.key, "c0ffee000000:b:1:dispatch", "keys follow the new plan blob");
+  assert.equal(
+    story.of("dispatchRun")[0]?.key,
+    "c0ffee000000-pr7:b:1:dispatch",
+    "keys follow the new plan blob",
+  );
 });
 
 test("closing the pull request cancels running runs and ignores later events", () => {

@@ -5,7 +5,8 @@ import type { PlanState, StageState } from "../../src/orchestrator/state.ts";
 import { step } from "../../src/orchestrator/step.ts";
 
 export const BLOB_SHA = "b10b5ha0123456789abcdef0123456789abcdef0";
-export const KEY = BLOB_SHA.slice(0, 12);
+/** The effect key prefix of the story's plan: blob SHA and pull request number (7). */
+export const KEY = `${BLOB_SHA.slice(0, 12)}-pr7`;
 
 /** A plan from `[id, dependencies]` pairs. */
 export function makePlan(stages: [string, string[]][], blobSha = BLOB_SHA): PlanSpec {
