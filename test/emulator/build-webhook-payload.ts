@@ -1,6 +1,7 @@
 import { deepMerge, exampleOf } from "../support/webhook-payloads.ts";
 import type { RepoRecord } from "./emulator-state.ts";
-import { repoJson, userJson, type JsonContext } from "./github-json.ts";
+import { repoJson } from "./repo-json.ts";
+import { userJson, type JsonContext } from "./user-json.ts";
 
 type Json = Record<string, unknown>;
 

@@ -9,7 +9,8 @@ import type {
 import { takeId } from "./emulator-state.ts";
 import { buildWebhookPayload } from "./build-webhook-payload.ts";
 import type { WebhookSender } from "./create-webhook-sender.ts";
-import { checkRunJson, commentJson, labelJson, pullJson, type JsonContext } from "./github-json.ts";
+import { checkRunJson, commentJson, labelJson, pullJson } from "./github-json.ts";
+import { type JsonContext } from "./user-json.ts";
 
 type Json = Record<string, unknown>;
 

@@ -6,166 +6,17 @@ import type {
   RepoRecord,
   RunRecord,
 } from "./emulator-state.ts";
+import { HTML, idOfLogin, iso, userJson, type Json, type JsonContext } from "./user-json.ts";
+import { appJson, repoJson } from "./repo-json.ts";
 
 /**
  * GitHub-shaped JSON for the emulator's records, shared by REST answers and webhook payloads:
  * the fields loom reads, plus enough of the rest for clients that look.
  */
 
-type Json = Record<string, unknown>;
-
-export type JsonContext = { url: string; appId: number; appSlug: string };
-
-const HTML = "https://github.emulator.invalid";
-
-export function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
-function idOfLogin(login: string): number {
-  let hash = 7;
-  for (const char of login) hash = (hash * 31 + char.charCodeAt(0)) % 9_000_000;
-  return 1_000_000 + hash;
-}
-
-export function userJson(ctx: JsonContext, login: string): Json {
-  const id = idOfLogin(login);
-  const api = `${ctx.url}/users/${encodeURIComponent(login)}`;
-  return {
-    login,
-    id,
-    node_id: `U_${id}`,
-    avatar_url: `${HTML}/avatars/${id}`,
-    gravatar_id: "",
-    url: api,
-    html_url: `${HTML}/${encodeURIComponent(login)}`,
-    followers_url: `${api}/followers`,
-    following_url: `${api}/following{/other_user}`,
-    gists_url: `${api}/gists{/gist_id}`,
-    starred_url: `${api}/starred{/owner}{/repo}`,
-    subscriptions_url: `${api}/subscriptions`,
-    organizations_url: `${api}/orgs`,
-    repos_url: `${api}/repos`,
-    events_url: `${api}/events{/privacy}`,
-    received_events_url: `${api}/received_events`,
-    type: login.endsWith("[bot]") ? "Bot" : "User",
-    site_admin: false,
-  };
-}
-
-/** The `{name}_url` fields every repository object carries: `[field, path under the repo's API URL]`. */
-const REPO_URLS: [string, string][] = [
-  ["archive_url", "/{archive_format}{/ref}"],
-  ["assignees_url", "/assignees{/user}"],
-  ["blobs_url", "/git/blobs{/sha}"],
-  ["branches_url", "/branches{/branch}"],
-  ["collaborators_url", "/collaborators{/collaborator}"],
-  ["comments_url", "/comments{/number}"],
-  ["commits_url", "/commits{/sha}"],
-  ["compare_url", "/compare/{base}...{head}"],
-  ["contents_url", "/contents/{+path}"],
-  ["contributors_url", "/contributors"],
-  ["deployments_url", "/deployments"],
-  ["downloads_url", "/downloads"],
-  ["events_url", "/events"],
-  ["forks_url", "/forks"],
-  ["git_commits_url", "/git/commits{/sha}"],
-  ["git_refs_url", "/git/refs{/sha}"],
-  ["git_tags_url", "/git/tags{/sha}"],
-  ["hooks_url", "/hooks"],
-  ["issue_comment_url", "/issues/comments{/number}"],
-  ["issue_events_url", "/issues/events{/number}"],
-  ["issues_url", "/issues{/number}"],
-  ["keys_url", "/keys{/key_id}"],
-  ["labels_url", "/labels{/name}"],
-  ["languages_url", "/languages"],
-  ["merges_url", "/merges"],
-  ["milestones_url", "/milestones{/number}"],
-  ["notifications_url", "/notifications{?since,all,participating}"],
-  ["pulls_url", "/pulls{/number}"],
-  ["releases_url", "/releases{/id}"],
-  ["stargazers_url", "/stargazers"],
-  ["statuses_url", "/statuses/{sha}"],
-  ["subscribers_url", "/subscribers"],
-  ["subscription_url", "/subscription"],
-  ["tags_url", "/tags"],
-  ["teams_url", "/teams"],
-  ["trees_url", "/git/trees{/sha}"],
-];
-
-/** The GitHub App (loom) as check runs and `GET /app` show it. */
-export function appJson(ctx: JsonContext, owner: string): Json {
-  return {
-    id: ctx.appId,
-    slug: ctx.appSlug,
-    node_id: `A_${ctx.appId}`,
-    name: ctx.appSlug,
-    owner: userJson(ctx, owner),
-    description: null,
-    external_url: "https://loom.invalid",
-    html_url: `${HTML}/apps/${ctx.appSlug}`,
-    created_at: iso(0),
-    updated_at: iso(0),
-    permissions: {
-      checks: "write",
-      contents: "write",
-      actions: "write",
-      issues: "write",
-      pull_requests: "write",
-    },
-    events: ["pull_request", "issue_comment", "check_run", "workflow_run"],
-  };
-}
-
-export function repoJson(ctx: JsonContext, repo: RepoRecord): Json {
-  const api = `${ctx.url}/repos/${repo.fullName}`;
-  const html = `${HTML}/${repo.fullName}`;
-  return {
-    id: repo.id,
-    node_id: `R_${repo.id}`,
-    name: repo.name,
-    full_name: repo.fullName,
-    private: repo.private,
-    owner: { ...userJson(ctx, repo.owner), type: "Organization" },
-    html_url: html,
-    description: null,
-    fork: false,
-    url: api,
-    ...Object.fromEntries(REPO_URLS.map(([field, suffix]) => [field, `${api}${suffix}`])),
-    clone_url: `${html}.git`,
-    git_url: `git://github.emulator.invalid/${repo.fullName}.git`,
-    ssh_url: `git@github.emulator.invalid:${repo.fullName}.git`,
-    svn_url: html,
-    mirror_url: null,
-    homepage: null,
-    language: null,
-    license: null,
-    size: 0,
-    default_branch: repo.defaultBranch,
-    visibility: repo.private ? "private" : "public",
-    forks: 0,
-    forks_count: 0,
-    open_issues: 0,
-    open_issues_count: 0,
-    stargazers_count: 0,
-    watchers: 0,
-    watchers_count: 0,
-    network_count: 0,
-    subscribers_count: 0,
-    has_issues: true,
-    has_projects: false,
-    has_wiki: false,
-    has_pages: false,
-    has_downloads: false,
-    has_discussions: false,
-    archived: false,
-    disabled: false,
-    pushed_at: iso(0),
-    created_at: iso(0),
-    updated_at: iso(0),
-    permissions: { admin: false, maintain: false, push: true, triage: true, pull: true },
-  };
-}
+/**
+ * GitHub-shaped JSON for the emulator's records, shared by REST answers and webhook payloads.
+ */
 
 export function labelJson(ctx: JsonContext, repo: RepoRecord, name: string): Json {
   const id = idOfLogin(`label:${name}`);

@@ -1,6 +1,7 @@
 import type { CommentRecord, ReactionRecord } from "./emulator-state.ts";
 import { takeId } from "./emulator-state.ts";
-import { commentJson, labelJson, userJson } from "./github-json.ts";
+import { commentJson, labelJson } from "./github-json.ts";
+import { userJson } from "./user-json.ts";
 import { fail, notFound, ok, paginate, readString, type RouteRequest, type Routes } from "./route-reply.ts";
 
 /** Issue comments, reactions on them, and labels on pull requests (through their issue). */

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { appJson, iso, repoJson, userJson } from "./github-json.ts";
+import { appJson, repoJson } from "./repo-json.ts";
+import { iso, userJson } from "./user-json.ts";
 import type { Role } from "./emulator-state.ts";
 import { commitJson } from "./ref-routes.ts";
 import { fail, notFound, ok, type RouteRequest, type Routes } from "./route-reply.ts";

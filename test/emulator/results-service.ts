@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Core } from "./create-core.ts";
 import { takeId, type ArtifactRecord } from "./emulator-state.ts";
-import { iso } from "./github-json.ts";
+import { iso } from "./user-json.ts";
 import { DOWNLOAD_PREFIX } from "./artifact-routes.ts";
 import type { Reply } from "./route-reply.ts";
 

@@ -1,0 +1,91 @@
+import type { Faults } from "./create-faults.ts";
+import type { Person } from "./create-person.ts";
+import type { RunConclusion, Runner } from "./create-run-control.ts";
+import type { Delivery } from "./create-webhook-sender.ts";
+import type { ArtifactRecord, EmulatorState, RepoRecord, Role, RunRecord } from "./emulator-state.ts";
+import type { RecordedRequest, Violation } from "./handle-request.ts";
+import type { EmulatorSettings } from "./route-reply.ts";
+
+/** The emulator's public API: what `startEmulator(options)` takes and gives. */
+
+export type RepoSeed = {
+  owner: string;
+  name: string;
+  defaultBranch?: string;
+  installationId?: number;
+  private?: boolean;
+  /** Files of the first commit on the default branch. */
+  files?: Record<string, string>;
+};
+
+export type EmulatorOptions = {
+  /** Default: `acme/widgets`, branch `main`, installation 4242, a README. */
+  repos?: RepoSeed[];
+  /** Where webhooks go (the app's webhook URL); null records them without sending. */
+  webhookUrl?: string | null;
+  webhookSecret?: string;
+  appId?: number;
+  /** The app's slug; its bot login is `<slug>[bot]`. Default `loom`. */
+  appSlug?: string;
+  /** Collaborator roles by login (every repository); others get `defaultRole` (default `read`). */
+  permissions?: Record<string, Role>;
+  defaultRole?: Role;
+  runner?: Runner;
+  /** The emulator's clock (epoch ms): timestamps, token and download expiry. Default `Date.now`. */
+  now?: () => number;
+  settings?: Partial<EmulatorSettings>;
+  /** Called for every webhook as it is sent. */
+  onDelivery?: (delivery: Delivery) => void;
+};
+
+export type Emulator = {
+  /** The API base URL (`http://127.0.0.1:<port>`): give it to Octokit as `baseUrl`. */
+  url: string;
+  /** The temp folder holding the bare repositories. */
+  dir: string;
+  botLogin: string;
+  state: EmulatorState;
+  requests: RecordedRequest[];
+  /** Requests GitHub would refuse or the emulator cannot answer; a test asserts this stays empty. */
+  violations: Violation[];
+  deliveries: Delivery[];
+  faults: Faults;
+  settings: EmulatorSettings;
+  /** Errors thrown by runner callbacks. */
+  runnerErrors: Error[];
+  /** A repository by full name (default: the first), with its bare git repository at `repo().git.dir`. */
+  repo(fullName?: string): RepoRecord;
+  /** Act as a person (`as("alice").openPullRequest(…)`), on the first repository unless named. */
+  as(login: string, fullName?: string): Person;
+  setPermission(login: string, role: Role, fullName?: string): void;
+  /** The clone URL of a repository (git smart HTTP on the emulator; pushes fire `synchronize`). */
+  cloneUrl(fullName?: string): string;
+  /**
+   * The environment GitHub gives a job of run `runId` (for the runner side): `GITHUB_*`, a job
+   * token, and `ACTIONS_RUNTIME_TOKEN` + `ACTIONS_RESULTS_URL` so `@actions/artifact` uploads here.
+   */
+  runnerEnv(runId: number): Record<string, string>;
+  /** A token that acts as `login` in REST calls (tokens the emulator does not know act as the app's bot). */
+  tokenFor(login: string): string;
+  setWebhookTarget(url: string | null, secret?: string): void;
+  setRunner(runner: Runner | null): void;
+  runs: {
+    find(id: number): RunRecord;
+    start(id: number): RunRecord;
+    complete(id: number, conclusion: RunConclusion): RunRecord;
+  };
+  /** Adds an artifact (a real zip of `files`) to a run, as an upload from the job would. */
+  addArtifact(
+    runId: number,
+    name: string,
+    files: Record<string, string | Uint8Array>,
+    options?: { retentionDays?: number },
+  ): ArtifactRecord;
+  /** After pushes straight into a bare repository: fires `synchronize` for pull requests whose head moved. */
+  refreshRefs(fullName?: string): Promise<void>;
+  /** Waits until runner callbacks returned and every webhook was sent. */
+  settle(): Promise<void>;
+  /** Throws listing every violation (call in a test's end). */
+  assertNoViolations(): void;
+  close(): Promise<void>;
+};
