@@ -210,6 +210,19 @@ describe("the stage workflow", () => {
     assert.ok(!publish.steps.some((step) => step.with?.mode === "run"));
   });
 
+  it("installs, before the session, exactly the Claude Code version loom is tested against", () => {
+    const pkg = JSON.parse(read(join(root, "package.json"))) as { devDependencies: Record<string, string> };
+    const tested = pkg.devDependencies["@anthropic-ai/claude-code"];
+    assert.match(tested ?? "", /^\d+\.\d+\.\d+$/, "package.json pins Claude Code exactly");
+    const steps = stage.jobs.run?.steps ?? [];
+    const install = steps.findIndex((step) =>
+      String((step as { run?: string }).run ?? "").includes(`@anthropic-ai/claude-code@${tested}`),
+    );
+    const session = steps.findIndex((step) => step.with?.mode === "run");
+    assert.ok(install >= 0, `the run job installs @anthropic-ai/claude-code@${tested}`);
+    assert.ok(install < session, "Claude Code is installed before the session step");
+  });
+
   it("reads only the dispatch inputs from the request", () => {
     const text = read(STAGE);
     const used = [...text.matchAll(/fromJSON\(inputs\.request\)\.(\w+)/g)].map((m) => m[1]);
