@@ -1,0 +1,86 @@
+import { performance } from "node:perf_hooks";
+import type { RecordedRequest } from "../test/emulator/handle-request.ts";
+import { BOT, startE2E } from "../test/e2e/harness.ts";
+import { planText, scriptStages, writeFiles } from "../test/e2e/model-script.ts";
+import { CLASH_PLAN } from "../test/e2e/sample-plans.ts";
+
+const DIAMOND = {
+  path: "doc/plans/PLAN-diamond.md",
+  id: "PLAN-diamond",
+  text: planText(
+    "Diamond",
+    `
+- id: a
+  name: Foundation
+  description: Write a.txt, the base every other stage builds on
+  acceptance: ["grep -q alpha a.txt"]
+- id: b
+  name: Left
+  description: Write b.txt next to a.txt
+  dependencies: [a]
+  acceptance: ["grep -q beta b.txt"]
+- id: c
+  name: Right
+  description: Write c.txt next to a.txt
+  dependencies: [a]
+  acceptance: ["grep -q gamma c.txt"]
+- id: d
+  name: Join
+  description: Write d.txt once a, b and c are in
+  dependencies: [b, c]
+  acceptance: ["cat a.txt b.txt c.txt d.txt"]
+`,
+  ),
+  script: scriptStages({
+    a: writeFiles({ "a.txt": "alpha\n" }),
+    b: writeFiles({ "b.txt": "beta\n" }),
+    c: writeFiles({ "c.txt": "gamma\n" }),
+    d: writeFiles({ "d.txt": "delta\n" }),
+  }),
+  stages: 4,
+};
+
+/**
+ * The GitHub API cost of a whole plan, measured on the emulator: every REST request the app made
+ * (as loom's bot) while the real app, the real action and Claude Code ran the plan to green.
+ */
+export async function benchApi(): Promise<void> {
+  console.log(
+    "| plan | stages | wall time to green | app requests | per stage | writes | 304s | top operations |",
+  );
+  console.log("|---|---:|---:|---:|---:|---:|---:|---|");
+  for (const plan of [DIAMOND, { ...CLASH_PLAN, stages: 4 }]) {
+    const e2e = await startE2E({ script: plan.script });
+    try {
+      const t0 = performance.now();
+      const pull = await e2e.openPlan({ files: { [plan.path]: plan.text } });
+      await e2e.waitFor(
+        "the plan check run to succeed",
+        async () =>
+          (await e2e.checkRuns(pull)).find(
+            (r) => r.name === `loom: ${plan.id}` && r.status === "completed" && r.conclusion === "success",
+          ),
+        300_000,
+      );
+      const seconds = (performance.now() - t0) / 1000;
+      const app = e2e.emulator.requests.filter((r: RecordedRequest) => r.login === BOT);
+      const writes = app.filter((r) => r.method !== "GET" && r.method !== "HEAD").length;
+      const notModified = app.filter((r) => r.status === 304).length;
+      const byOperation = new Map<string, number>();
+      for (const r of app) {
+        const name = r.operationId ?? `${r.method} ${r.path}`;
+        byOperation.set(name, (byOperation.get(name) ?? 0) + 1);
+      }
+      const top = [...byOperation.entries()]
+        .sort((x, y) => y[1] - x[1])
+        .slice(0, 6)
+        .map(([name, n]) => `${name} ${n}`)
+        .join(", ");
+      console.log(
+        `| ${plan.id} | ${plan.stages} | ${seconds.toFixed(1)} s | ${app.length} | ${(app.length / plan.stages).toFixed(1)} | ${writes} | ${notModified} | ${top} |`,
+      );
+    } finally {
+      await e2e.close();
+    }
+  }
+}
