@@ -55,6 +55,18 @@ export const LoomConfig = z
     minimum_role: z.enum(["write", "maintain", "admin"]).default("write"),
     /** Delete stage branches once the plan is done. */
     delete_branches: z.boolean().default(true),
+    /**
+     * Caps on each stage session. Each is the default when a plan sets none AND the ceiling: a
+     * plan or stage may ask for less, never more.
+     */
+    session: z
+      .strictObject({
+        /** Spend cap in US dollars (`--max-budget-usd`). */
+        max_budget_usd: z.number().positive().optional(),
+        /** Turn cap (`--max-turns`). */
+        max_turns: z.number().int().positive().optional(),
+      })
+      .optional(),
   })
   .strict();
 export type LoomConfig = z.infer<typeof LoomConfig>;

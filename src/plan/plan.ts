@@ -104,6 +104,10 @@ export const Stage = z
     code_review: z.unknown().optional(),
     implementers: z.unknown().optional(),
     subagent_timeout_secs: z.number().int().positive().optional(),
+    /** This stage's session spend cap in US dollars (`--max-budget-usd`); wins over the plan's. */
+    max_budget_usd: z.number().positive().optional(),
+    /** This stage's session turn cap (`--max-turns`); wins over the plan's. */
+    max_turns: z.number().int().positive().optional(),
   })
   .loose();
 export type Stage = z.infer<typeof Stage>;
@@ -114,6 +118,10 @@ export const LoomMetadata = z
     stages: z.array(Stage),
     auto_merge: z.boolean().optional(),
     sandbox: z.record(z.string(), z.unknown()).optional(),
+    /** Every session's spend cap in US dollars, unless a stage sets its own. */
+    max_budget_usd: z.number().positive().optional(),
+    /** Every session's turn cap, unless a stage sets its own. */
+    max_turns: z.number().int().positive().optional(),
   })
   .loose();
 export type LoomMetadata = z.infer<typeof LoomMetadata>;
