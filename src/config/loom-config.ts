@@ -108,6 +108,7 @@ export function toSettings(config: LoomConfig): Settings {
     backoffCapMs: config.retry.backoff_cap_seconds * 1000,
     heartbeatTimeoutMs: config.heartbeat_timeout_seconds * 1000,
     labelPrefix: config.label_prefix,
+    deleteBranches: config.delete_branches,
   };
 }
 

@@ -31,6 +31,8 @@ export type Settings = {
   heartbeatTimeoutMs: number;
   /** Prefix of loom's labels (`<prefix>:skip:<stage>` …); `loom` when absent. */
   labelPrefix?: string;
+  /** Delete the stage branches once every stage is merged or skipped (`delete_branches`); off when absent. */
+  deleteBranches?: boolean;
 };
 
 export const DEFAULT_SETTINGS: Settings = {

@@ -11,6 +11,7 @@ import { handleHeartbeat, handleRunDispatched, handleRunFinished, handleRunStart
 import { handleTick } from "./handle-tick.ts";
 import { schedule } from "./schedule.ts";
 import { computeSyncEffects } from "./sync-effects.ts";
+import { computeCleanupEffects } from "./clean-up-branches.ts";
 
 export type StepResult = { state: PlanState; effects: Effect[] };
 
@@ -40,7 +41,14 @@ export function step(state: PlanState | null, event: OrchestratorEvent): StepRes
     schedule(ctx);
   }
   ctx.state.updatedAt = Math.max(ctx.state.updatedAt, event.at);
-  return { state: ctx.state, effects: [...ctx.effects, ...computeSyncEffects(state, ctx.state, headMoved)] };
+  return {
+    state: ctx.state,
+    effects: [
+      ...ctx.effects,
+      ...computeSyncEffects(state, ctx.state, headMoved),
+      ...computeCleanupEffects(state, ctx.state),
+    ],
+  };
 }
 
 function createPlanStateFor(event: OrchestratorEvent): PlanState {

@@ -6,7 +6,11 @@ import { DEFAULT_SETTINGS } from "../../src/orchestrator/events.ts";
 test("a repository without .github/loom.yml gets the default settings", () => {
   const result = parseLoomConfig(null);
   assert.ok(result.ok);
-  assert.deepEqual(toSettings(result.config), { ...DEFAULT_SETTINGS, labelPrefix: "loom" });
+  assert.deepEqual(toSettings(result.config), {
+    ...DEFAULT_SETTINGS,
+    labelPrefix: "loom",
+    deleteBranches: true,
+  });
   assert.equal(result.config.minimum_role, "write");
   assert.equal(result.config.label_prefix, "loom");
   assert.equal(result.config.workflow, "loom.yml");

@@ -1,0 +1,34 @@
+import type { Effect } from "./effects.ts";
+import type { PlanState } from "./state.ts";
+import { getKeyPrefix, makeStageBranch } from "./step-context.ts";
+
+/** True when every stage still in the plan is done: completed and merged, or skipped. */
+export function isPlanDone(state: PlanState): boolean {
+  return state.order.every((id) => {
+    const stage = state.stages[id];
+    return (
+      stage === undefined ||
+      stage.removed ||
+      (stage.status === "completed" && stage.merged) ||
+      stage.status === "skipped"
+    );
+  });
+}
+
+/**
+ * `deleteBranch` for every stage branch loom created, once, at the step where the plan becomes
+ * done, when the repository asked for it (`delete_branches`). Their work is merged into the pull
+ * request's branch by then; a closed, unfinished plan keeps its branches for people to look at.
+ */
+export function computeCleanupEffects(before: PlanState | null, after: PlanState): Effect[] {
+  if (after.settings.deleteBranches !== true || after.closed) return [];
+  if (!isPlanDone(after) || (before !== null && isPlanDone(before))) return [];
+  const prefix = getKeyPrefix(after);
+  return Object.values(after.stages)
+    .filter((stage) => stage.sessions.length > 0)
+    .map((stage) => ({
+      type: "deleteBranch" as const,
+      key: `${prefix}:${stage.id}:delete-branch`,
+      branch: makeStageBranch(after, stage.id),
+    }));
+}

@@ -1,0 +1,49 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { KEY, Story, makePlan } from "./story.ts";
+
+const diamond = makePlan([
+  ["a", []],
+  ["b", ["a"]],
+  ["c", ["a"]],
+  ["d", ["b", "c"]],
+]);
+
+test("with delete_branches, the stage branches are deleted once, when the last stage is merged", () => {
+  const story = new Story(diamond, { settings: { deleteBranches: true } });
+  story.pass("a");
+  assert.deepEqual(story.of("deleteBranch"), [], "nothing is deleted while stages are still running");
+  story.pass("b");
+  story.pass("c");
+  story.run("d", "completed");
+  assert.deepEqual(story.of("deleteBranch"), [], "d is completed but not merged yet");
+  story.merge("d");
+  assert.deepEqual(
+    story.of("deleteBranch").map((e) => [e.key, e.branch]),
+    ["a", "b", "c", "d"].map((id) => [`${KEY}:${id}:delete-branch`, `loom/PLAN-demo/${id}`]),
+  );
+  story.send({ type: "tick" });
+  assert.deepEqual(story.of("deleteBranch"), [], "a later event deletes nothing again");
+});
+
+test("a skipped stage that never ran has no branch to delete; a skip completes the plan", () => {
+  const story = new Story(diamond, { settings: { deleteBranches: true }, labels: ["loom:skip:c"] });
+  story.pass("a");
+  story.pass("b");
+  story.pass("d");
+  assert.deepEqual(
+    story.of("deleteBranch").map((e) => e.branch),
+    ["loom/PLAN-demo/a", "loom/PLAN-demo/b", "loom/PLAN-demo/d"],
+  );
+});
+
+test("without delete_branches, or for a closed unfinished plan, branches are kept", () => {
+  const kept = new Story(diamond);
+  for (const id of ["a", "b", "c", "d"]) kept.pass(id);
+  assert.deepEqual(kept.of("deleteBranch"), []);
+
+  const closed = new Story(diamond, { settings: { deleteBranches: true } });
+  closed.pass("a");
+  closed.send({ type: "plan.closed", merged: false });
+  assert.deepEqual(closed.of("deleteBranch"), []);
+});
