@@ -11,6 +11,7 @@ import {
   type ModelScript,
   type RunnerEvent,
   type StageRunner,
+  type StageRunnerOptions,
 } from "./runner/create-stage-runner.ts";
 import { startLoomApp, type LoomAppServer } from "./start-loom-app.ts";
 
@@ -36,6 +37,8 @@ export type E2EOptions = {
   entry?: "src" | "dist";
   jobTimeoutMs?: number;
   onRunnerEvent?: (event: RunnerEvent) => void;
+  /** Runner faults per run (see `StageRunnerOptions.fault`). */
+  fault?: StageRunnerOptions["fault"];
   onAppLog?: (line: Record<string, unknown>) => void;
 };
 
@@ -127,6 +130,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
         allowed_tools: "Read,Write,Edit,Glob,Grep,LS,Bash",
       },
       ...(options.onRunnerEvent ? { onEvent: options.onRunnerEvent } : {}),
+      ...(options.fault ? { fault: options.fault } : {}),
     });
     emulator.setRunner(runner);
     closers.unshift(async () => {

@@ -1,5 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { RunConclusion, Runner } from "../../emulator/create-run-control.ts";
 import type { RunRecord } from "../../emulator/emulator-state.ts";
 import type { Emulator } from "../../emulator/start-emulator.ts";
@@ -13,6 +14,9 @@ import {
   type ActionExit,
   type RunningAction,
 } from "./run-action.ts";
+
+/** How long a crashing run lives (a runner is picked up and lost), so its dispatch is recorded first. */
+const CRASH_AFTER_MS = 2_000;
 
 /** One dispatched stage run as the model script sees it. */
 export type StageJob = {
@@ -51,6 +55,11 @@ export type StageRunnerOptions = {
   /** Extra `with:` inputs of the run job (claude_path, timeouts…). */
   runInputs?: Record<string, string>;
   onEvent?: (event: RunnerEvent) => void;
+  /**
+   * A scripted infrastructure fault for a run: `crash` = the runner dies before the action starts
+   * (the run concludes `failure` with no artifacts, as when a hosted runner is lost).
+   */
+  fault?: (job: StageJob) => "crash" | null;
 };
 
 export type StageRunner = Runner & {
@@ -125,6 +134,17 @@ export function createStageRunner(options: StageRunnerOptions): StageRunner {
         workspace: path.join(options.workDir, `run-${run.id}`, "run", "workspace"),
       };
       options.onEvent?.({ type: "run.started", runId: run.id, job });
+      if (options.fault?.(job) === "crash") {
+        await sleep(CRASH_AFTER_MS);
+        emulator.runs.complete(run.id, "failure");
+        options.onEvent?.({
+          type: "run.completed",
+          runId: run.id,
+          stageId: job.stageId,
+          conclusion: "failure",
+        });
+        return;
+      }
       const model = await startFakeModelServer(await options.script(job));
       const identity = {
         GIT_AUTHOR_NAME: "agent",
