@@ -40,10 +40,17 @@ export function getStageCheckState(stage: StageState): CheckState {
     case "needs-human-review":
       return { status: "completed", conclusion: "action_required" };
     case "blocked":
+      // Waiting out the backoff before an automatic retry: nobody has to act yet.
+      return isAwaitingRetry(stage) ? { status: "queued" } : { status: "completed", conclusion: "failure" };
     case "completed-with-failures":
     case "merge-blocked":
       return { status: "completed", conclusion: "failure" };
   }
+}
+
+/** A crashed, hung or timed-out stage whose automatic retry is scheduled (not blocked by a person or by exhausted retries). */
+export function isAwaitingRetry(stage: StageState): boolean {
+  return stage.status === "blocked" && stage.blockedBy === null && stage.retryAt !== null;
 }
 
 /** Stage statuses that need a person before anything else happens. */

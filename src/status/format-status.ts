@@ -1,6 +1,7 @@
 import type { Heartbeat } from "../orchestrator/events.ts";
 import type { Session, StageState } from "../orchestrator/state.ts";
 import type { StageStatus } from "../stage/stage-status.ts";
+import { isAwaitingRetry } from "./check-run-state.ts";
 
 /** What the renderers need besides the state. */
 export type RenderOptions = {
@@ -25,6 +26,11 @@ export const STATUS_ICONS: Record<StageStatus, string> = {
   "needs-human-review": "👀",
 };
 
+/** The icon for a stage: a scheduled automatic retry is not shown as blocked. */
+export function getStatusIcon(stage: StageState): string {
+  return isAwaitingRetry(stage) ? "🔁" : STATUS_ICONS[stage.status];
+}
+
 /** `1h 02m`, `4m 05s`, `12s`. */
 export function formatDuration(ms: number): string {
   const seconds = Math.max(0, Math.floor(ms / 1000));
@@ -41,6 +47,7 @@ export function describeStatus(stage: StageState): string {
   if (stage.status === "completed" && stage.merged) return "completed, merged";
   if (stage.status === "completed") return "completed, merging";
   if (stage.status === "skipped" && stage.skippedBy) return `skipped (by ${stage.skippedBy})`;
+  if (isAwaitingRetry(stage)) return "retry scheduled";
   if (stage.status === "blocked" && stage.blockedBy) return `blocked (${stage.blockedBy})`;
   return stage.status;
 }

@@ -12,7 +12,7 @@ import {
   getCurrentSession,
   getElapsed,
   getStageCost,
-  STATUS_ICONS,
+  getStatusIcon,
 } from "./format-status.ts";
 import type { RenderOptions } from "./format-status.ts";
 
@@ -35,7 +35,7 @@ export function getStageCheckName(stageId: string): string {
 function renderFacts(state: PlanState, stage: StageState, options: RenderOptions): string[] {
   const now = options.now ?? state.updatedAt;
   const session = getCurrentSession(stage);
-  const lines = [`**Status:** ${STATUS_ICONS[stage.status]} ${describeStatus(stage)}`];
+  const lines = [`**Status:** ${getStatusIcon(stage)} ${describeStatus(stage)}`];
   lines.push(
     `**Attempt:** ${stage.attempt}${session ? ` (${session.kind} session, ${session.status})` : ""}`,
   );

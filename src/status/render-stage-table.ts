@@ -8,7 +8,7 @@ import {
   formatHeartbeat,
   getCurrentSession,
   getElapsed,
-  STATUS_ICONS,
+  getStatusIcon,
 } from "./format-status.ts";
 
 /** How much detail the table carries; the renderers step down until the text fits. */
@@ -49,7 +49,7 @@ export function renderStageTable(state: PlanState, detail: TableDetail, now: num
     const elapsed = getElapsed(stage, now);
     const cells = [
       `\`${escapeCell(stage.id, 128)}\`${stage.removed ? " (removed)" : ""}`,
-      `${STATUS_ICONS[stage.status]} ${describeStatus(stage)}`,
+      `${getStatusIcon(stage)} ${describeStatus(stage)}`,
       stage.attempt === 0 ? "—" : String(stage.attempt),
       elapsed === null ? "—" : formatDuration(elapsed),
     ];

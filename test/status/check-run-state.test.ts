@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { getStageActions } from "../../src/status/check-run-actions.ts";
 import { getStageCheckState } from "../../src/status/check-run-state.ts";
+import { describeStatus, getStatusIcon } from "../../src/status/format-status.ts";
 import { getPlanCheckState } from "../../src/status/render-plan-check-run.ts";
 import { STAGE_STATUSES } from "../../src/stage/stage-status.ts";
 import type { StageStatus } from "../../src/stage/stage-status.ts";
@@ -110,4 +111,19 @@ for (const c of planCases) {
 test("an untrusted plan approved for its current head SHA is no longer waiting", () => {
   const state = { ...makeDiamond({}), trusted: false, approvedSha: HEAD_SHA };
   assert.equal(getPlanCheckState(state).status, "in_progress");
+});
+
+test("a crashed stage waiting out its backoff shows as queued with a retry scheduled, not as a failure", () => {
+  const state = makePlanState([{ id: "a", status: "blocked", retryAt: 2_000_000, blockedBy: null }]);
+  const stage = state.stages.a!;
+  assert.deepEqual(getStageCheckState(stage), { status: "queued" });
+  assert.equal(describeStatus(stage), "retry scheduled");
+  assert.equal(getStatusIcon(stage), "🔁");
+});
+
+test("a stage blocked after its last retry, or by a person, concludes failure", () => {
+  for (const blockedBy of ["retries", "command", "label"] as const) {
+    const state = makePlanState([{ id: "a", status: "blocked", retryAt: null, blockedBy }]);
+    assert.deepEqual(getStageCheckState(state.stages.a!), { status: "completed", conclusion: "failure" });
+  }
 });
