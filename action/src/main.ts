@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { redactSecrets } from "../../src/redact/redact-secrets.ts";
+import { readRepoConfig } from "./config/read-repo-config.ts";
 import { createArtifactDeps } from "./publish/create-artifact-deps.ts";
 import { PublishInputs, runPublish } from "./publish/run-publish.ts";
 import { runStage } from "./run-stage.ts";
@@ -128,6 +129,15 @@ async function runMode(env: Env): Promise<void> {
     writeSummary: async (markdown) => {
       await core.summary.addRaw(markdown).write();
     },
+    // The dispatched commit (the default branch), not the checked-out stage branch.
+    readRepoConfig: () =>
+      readRepoConfig({
+        apiUrl: env.GITHUB_API_URL ?? "https://api.github.com",
+        repository: env.GITHUB_REPOSITORY ?? "",
+        ref: env.GITHUB_SHA ?? "",
+        token: githubToken,
+        fetch,
+      }),
     log: (message, data) =>
       core.info(redact(data === undefined ? message : `${message} ${JSON.stringify(data)}`)),
     now: Date.now,

@@ -18,6 +18,8 @@ import type { SignalKnowledge } from "../../src/signal/signal-input.ts";
 import type { CheckContext } from "./checks/check-context.ts";
 import { decideStageOutcome, type StageVerdict } from "./checks/decide-stage-outcome.ts";
 import { runBeforeStageChecks, runStageChecks } from "./checks/run-checks.ts";
+import { loadSessionCaps, type LoadedSessionCaps } from "./config/load-session-caps.ts";
+import type { RepoConfigRead } from "./config/read-repo-config.ts";
 import { commitLeftovers } from "./git/commit-leftovers.ts";
 import { createBundle } from "./git/create-bundle.ts";
 import { listCommitsSince, readHead } from "./git/list-commits.ts";
@@ -48,6 +50,11 @@ export type RunStageDeps = {
   /** The previous run's handoff and heartbeat, for recovery sessions. */
   loadPrevious: (runId: number) => Promise<PreviousSession>;
   writeSummary: (markdown: string) => Promise<void>;
+  /**
+   * `.github/loom.yml` from the trusted ref (the dispatched commit, never the stage branch): its
+   * `session:` caps are defaults and ceilings. Left out: no repository config.
+   */
+  readRepoConfig?: () => Promise<RepoConfigRead>;
   log: (message: string, data?: Record<string, unknown>) => void;
   now: () => number;
   /** Heartbeat uploads closer than this are skipped (default `MIN_HEARTBEAT_UPLOAD_GAP_MS`). */
@@ -94,7 +101,11 @@ export async function runStage(inputs: RunStageInputs, deps: RunStageDeps): Prom
     ...(conflictFiles === undefined ? {} : { conflictFiles }),
     knowledge: await readKnowledge(deps.workspace),
   });
-  const session = await runSessionSafely(inputs, deps, stage, prompt);
+  const caps = await loadSessionCaps(deps.readRepoConfig, plan.metadata, stage, inputs);
+  for (const note of caps.notes) deps.log("session cap", { note });
+  if (caps.configProblem !== undefined)
+    deps.log("repository config not used", { problem: redactSecrets(caps.configProblem, deps.knownSecrets) });
+  const session = await runSessionSafely(inputs, deps, stage, prompt, caps);
   const leftovers = await commitLeftovers(
     deps.workspace,
     `loom: work left uncommitted by stage ${stage.id}, attempt ${inputs.attempt}`,
@@ -116,7 +127,13 @@ export async function runStage(inputs: RunStageInputs, deps: RunStageDeps): Prom
   return finish(inputs, deps, {
     started,
     startSha,
-    verdict,
+    verdict:
+      caps.configProblem === undefined
+        ? verdict
+        : {
+            ...verdict,
+            reason: `${verdict.reason.slice(0, 600)} (${caps.configProblem.slice(0, 300)}; its session caps were not applied)`,
+          },
     checks: checks ?? beforeChecks,
     session,
     commits,
@@ -191,6 +208,7 @@ async function runSessionSafely(
   deps: RunStageDeps,
   stage: Stage,
   prompt: string,
+  caps: LoadedSessionCaps,
 ): Promise<SessionOutcome> {
   const stateDir = path.join(deps.tempDir, "session");
   await mkdir(stateDir, { recursive: true });
@@ -233,8 +251,8 @@ async function runSessionSafely(
     now: () => new Date(deps.now()),
     ...optional("model", stage.model ?? inputs.model),
     ...optional("effort", stage.reasoning_effort),
-    ...optional("maxBudgetUsd", inputs.max_budget_usd),
-    ...optional("maxTurns", inputs.max_turns),
+    ...optional("maxBudgetUsd", caps.maxBudgetUsd),
+    ...optional("maxTurns", caps.maxTurns),
   };
   try {
     return await deps.runSession(options);

@@ -1,0 +1,86 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { readRepoConfig } from "../../action/src/config/read-repo-config.ts";
+
+const SHA = "a".repeat(40);
+
+type Seen = { url: string; headers: IncomingMessage["headers"] };
+
+/** A GitHub API on 127.0.0.1 answering every request with one status and body. */
+async function startApi(
+  t: { after: (fn: () => Promise<void>) => void },
+  status: number,
+  body: string,
+): Promise<{ apiUrl: string; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    seen.push({ url: req.url ?? "", headers: req.headers });
+    res.writeHead(status, { "content-type": "text/plain" }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { apiUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v3/`, seen };
+}
+
+const read = (apiUrl: string, overrides: { ref?: string; repository?: string } = {}) =>
+  readRepoConfig({
+    apiUrl,
+    repository: "acme/widgets",
+    ref: SHA,
+    token: "ghs_job_token",
+    fetch,
+    ...overrides,
+  });
+
+test("the config is read at the dispatched commit with the job's token", async (t) => {
+  const api = await startApi(t, 200, "session:\n  max_budget_usd: 3\n  max_turns: 40\n");
+  const result = await read(api.apiUrl);
+  assert.ok(result.ok);
+  assert.deepEqual(result.config?.session, { max_budget_usd: 3, max_turns: 40 });
+  assert.equal(api.seen.length, 1);
+  assert.equal(api.seen[0]?.url, `/api/v3/repos/acme/widgets/contents/.github/loom.yml?ref=${SHA}`);
+  assert.equal(api.seen[0]?.headers.authorization, "Bearer ghs_job_token");
+  assert.equal(api.seen[0]?.headers.accept, "application/vnd.github.raw+json");
+});
+
+test("a repository without .github/loom.yml has no config", async (t) => {
+  const api = await startApi(t, 404, '{"message":"Not Found"}');
+  assert.deepEqual(await read(api.apiUrl), { ok: true, config: null });
+});
+
+test("an invalid config is reported with what is wrong", async (t) => {
+  const api = await startApi(t, 200, "session:\n  max_turns: lots\n");
+  const result = await read(api.apiUrl);
+  assert.ok(!result.ok);
+  assert.match(result.reason, /\.github\/loom\.yml is invalid: session\.max_turns/);
+});
+
+test("a refusal from GitHub is reported, not taken as no config", async (t) => {
+  const api = await startApi(t, 403, '{"message":"Resource not accessible"}');
+  const result = await read(api.apiUrl);
+  assert.ok(!result.ok);
+  assert.match(result.reason, /GitHub answered 403/);
+});
+
+test("a missing GITHUB_SHA or repository is reported without a request", async (t) => {
+  const api = await startApi(t, 200, "");
+  for (const overrides of [
+    { ref: "" },
+    { ref: "main" },
+    { repository: "" },
+    { repository: "a/b/../c" },
+    { repository: "../.." },
+  ]) {
+    const result = await read(api.apiUrl, overrides);
+    assert.ok(!result.ok, JSON.stringify(overrides));
+  }
+  assert.equal(api.seen.length, 0);
+});
+
+test("an unreachable API is reported as a value", async () => {
+  const result = await read("http://127.0.0.1:1");
+  assert.ok(!result.ok);
+  assert.match(result.reason, /cannot read \.github\/loom\.yml: the request failed/);
+});

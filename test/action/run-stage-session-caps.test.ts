@@ -1,0 +1,91 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { runStage } from "../../action/src/run-stage.ts";
+import type { RepoConfigRead } from "../../action/src/config/read-repo-config.ts";
+import type { RunSessionOptions } from "../../action/src/session/run-session.ts";
+import { parseLoomConfig } from "../../src/config/loom-config.ts";
+import { deps, finishedSession, inputs, makeFixture } from "./run-stage-fixture.ts";
+
+const STAGE = `
+- id: build
+  name: Build the greeter
+  description: Write greet.txt
+  max_budget_usd: 8
+  max_turns: 25
+`;
+
+/** What the action would read at the dispatched commit for this `.github/loom.yml` text. */
+function repoConfig(text: string): () => Promise<RepoConfigRead> {
+  const parsed = parseLoomConfig(text);
+  assert.ok(parsed.ok);
+  return () => Promise.resolve({ ok: true, config: parsed.config });
+}
+
+async function runWith(
+  t: { after: (fn: () => Promise<void>) => void },
+  extra: Parameters<typeof deps>[2],
+  overrides: Record<string, string> = {},
+  stage = STAGE,
+) {
+  const f = await makeFixture(stage, t);
+  const logged: string[] = [];
+  let seen: RunSessionOptions | undefined;
+  const { result } = await runStage(
+    inputs({ max_budget_usd: "1", max_turns: "5", ...overrides }),
+    deps(
+      f,
+      (o) => {
+        seen = o;
+        return finishedSession(o);
+      },
+      { log: (message, data) => logged.push(`${message} ${JSON.stringify(data)}`), ...extra },
+    ),
+  );
+  assert.ok(seen !== undefined, "the session ran");
+  return { seen, result, logged };
+}
+
+test("the stage's caps from the plan reach the session over the action inputs", async (t) => {
+  const { seen } = await runWith(t, {});
+  assert.equal(seen.maxBudgetUsd, 8);
+  assert.equal(seen.maxTurns, 25);
+});
+
+test("a stage without caps runs with the action inputs' caps", async (t) => {
+  const bare = "- id: build\n  name: Build the greeter\n  description: Write greet.txt\n";
+  const { seen } = await runWith(t, {}, { max_budget_usd: "1.5", max_turns: "7" }, bare);
+  assert.equal(seen.maxBudgetUsd, 1.5);
+  assert.equal(seen.maxTurns, 7);
+});
+
+test("the repository's ceiling in .github/loom.yml lowers a larger plan value, and the log says so", async (t) => {
+  const { seen, logged } = await runWith(t, {
+    readRepoConfig: repoConfig("session:\n  max_budget_usd: 2\n  max_turns: 100\n"),
+  });
+  assert.equal(seen.maxBudgetUsd, 2);
+  assert.equal(seen.maxTurns, 25);
+  assert.ok(
+    logged.some((line) => line.includes("the stage asks for $8; .github/loom.yml allows at most $2")),
+    logged.join("\n"),
+  );
+});
+
+test("an invalid .github/loom.yml is named in the stage result and its caps are not applied", async (t) => {
+  const { seen, result } = await runWith(t, {
+    readRepoConfig: () =>
+      Promise.resolve({ ok: false, reason: ".github/loom.yml is invalid: session.max_turns: bad" }),
+  });
+  assert.equal(seen.maxBudgetUsd, 8);
+  assert.match(
+    result.reason,
+    /\(\.github\/loom\.yml is invalid: session\.max_turns: bad; its session caps were not applied\)$/,
+  );
+});
+
+test("a reader that throws does not stop the stage", async (t) => {
+  const { seen, result } = await runWith(t, {
+    readRepoConfig: () => Promise.reject(new Error("socket closed")),
+  });
+  assert.equal(seen.maxTurns, 25);
+  assert.match(result.reason, /cannot read \.github\/loom\.yml: Error: socket closed/);
+});
