@@ -10,9 +10,6 @@ describe("end-to-end scenarios still to write", () => {
       "`heartbeat_timeout_seconds` below its 60 s minimum or a fake clock the app's engine and the emulator share " +
       "(startLoomApp takes `now`, but the engine's poll timers and the action's heartbeats run on real time)",
   );
-  it.todo(
-    "/loom retry from a writer re-runs a blocked stage (failing acceptance, then a script that passes): not written for time",
-  );
   it.todo("loom:skip / loom:block / loom:hold labels act as documented: not written for time");
   it.todo(
     "the app killed after deciding / after dispatching / after merging and restarted completes the plan with no doubled " +
