@@ -7,7 +7,8 @@ import { requeueStage } from "./stage-actions.ts";
 
 type PlanOpened = Extract<OrchestratorEvent, { type: "plan.opened" }>;
 
-function createStage(spec: PlanSpec["stages"][number]): StageState {
+/** A stage as it enters the plan: waiting for its dependencies, nothing run yet. */
+export function createStageState(spec: PlanSpec["stages"][number]): StageState {
   return {
     id: spec.id,
     name: spec.name,
@@ -32,7 +33,7 @@ export function createPlanState(event: PlanOpened): PlanState {
   const order: string[] = [];
   for (const spec of event.plan.stages) {
     if (stages[spec.id]) continue;
-    stages[spec.id] = createStage(spec);
+    stages[spec.id] = createStageState(spec);
     order.push(spec.id);
   }
   return {
@@ -64,7 +65,7 @@ export function applyPlanChange(ctx: StepContext, plan: PlanSpec): void {
   for (const spec of specs.values()) {
     const existing = state.stages[spec.id];
     if (!existing) {
-      state.stages[spec.id] = createStage(spec);
+      state.stages[spec.id] = createStageState(spec);
       addNote(ctx, state.stages[spec.id]!, "added by a change to the plan file");
     } else {
       existing.name = spec.name;

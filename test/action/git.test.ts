@@ -7,20 +7,7 @@ import path from "node:path";
 import { commitLeftovers } from "../../action/src/git/commit-leftovers.ts";
 import { createBundle } from "../../action/src/git/create-bundle.ts";
 import { listCommitsSince, readHead } from "../../action/src/git/list-commits.ts";
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "agent",
-      GIT_AUTHOR_EMAIL: "agent@example.com",
-      GIT_COMMITTER_NAME: "agent",
-      GIT_COMMITTER_EMAIL: "agent@example.com",
-    },
-  }).trim();
-}
+import { git } from "./run-stage-fixture.ts";
 
 async function repo(t: {
   after: (fn: () => Promise<void>) => void;

@@ -1,3 +1,4 @@
+import { createStageState } from "../../src/orchestrator/apply-plan.ts";
 import { DEFAULT_SETTINGS } from "../../src/orchestrator/events.ts";
 import type { Heartbeat } from "../../src/orchestrator/events.ts";
 import type { PlanState, Session, StageState } from "../../src/orchestrator/state.ts";
@@ -39,19 +40,7 @@ export function makeHeartbeat(overrides: Partial<Heartbeat> = {}): Heartbeat {
 
 function makeStage(input: StageInput): StageState {
   return {
-    name: input.id,
-    dependencies: [],
-    stageType: "standard",
-    status: "waiting-for-deps",
-    merged: false,
-    attempt: 0,
-    failures: 0,
-    sessions: [],
-    retryAt: null,
-    skippedBy: null,
-    blockedBy: null,
-    removed: false,
-    notes: [],
+    ...createStageState({ id: input.id, name: input.id, dependencies: [], stageType: "standard" }),
     ...input,
   };
 }
