@@ -42,11 +42,23 @@ export type E2EOptions = {
   onAppLog?: (line: Record<string, unknown>) => void;
 };
 
+/**
+ * The app's clock: real time plus an offset the test moves forward. Backoff timers and heartbeat
+ * deadlines are decided on it, so a test can jump past them instead of sleeping through them;
+ * the emulator, the runner and the action keep real time.
+ */
+export type E2EClock = {
+  now: () => number;
+  /** Moves the app's time forward by `ms` and wakes its engine so due timers fire at once. */
+  advance: (ms: number) => void;
+};
+
 export type E2E = {
   emulator: Emulator;
   app: LoomAppServer;
   runner: StageRunner;
   store: Store;
+  clock: E2EClock;
   /** Opens the plan pull request from `head` with `files` (the plan among them) as `login`. */
   openPlan(input: {
     login?: string;
@@ -104,12 +116,20 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
         : { sqlitePath: path.join(workDir, "loom.sqlite") },
     );
     closers.push(() => store.close());
+    let offset = 0;
+    const clock: E2EClock = {
+      now: () => Date.now() + offset,
+      advance: (ms) => {
+        offset += ms;
+        app.engine.wake();
+      },
+    };
     const app = await startLoomApp({
       githubUrl: emulator.url,
       webhookSecret: SECRET,
       appId: 1,
       store,
-      now: Date.now,
+      now: clock.now,
       botLogin: BOT,
       pollMs: 250,
       reconcileMs: 5_000,
@@ -145,6 +165,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
       app,
       runner,
       store,
+      clock,
       openPlan: ({ login = "alice", head = "feature/plan", files, headRepo }) =>
         emulator.as(login).openPullRequest({
           head,
