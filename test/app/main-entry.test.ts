@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { createHmac, generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
@@ -76,7 +76,8 @@ test("without credentials npm start serves Probot's setup page with loom's manif
   });
 });
 
-test("with credentials npm start accepts signed webhooks and records each delivery once", async () => {
+/** Starts the app with credentials (plus `env`), sends a webhook three ways and reads the inbox. */
+async function receivesWebhooksOnce(env: Record<string, string>): Promise<void> {
   const port = await freePort();
   dir = mkdtempSync(join(tmpdir(), "loom-main-"));
   const sqlitePath = join(dir, "loom.sqlite");
@@ -93,6 +94,7 @@ test("with credentials npm start accepts signed webhooks and records each delive
     LOOM_SQLITE_PATH: sqlitePath,
     LOOM_BOT_LOGIN: "loom-app[bot]",
     LOOM_RECONCILE_INTERVAL_SECS: "3600",
+    ...env,
   });
   // A label change on a pull request loom has no plan for: recorded, then nothing to do (no API call).
   const body = JSON.stringify(
@@ -126,4 +128,40 @@ test("with credentials npm start accepts signed webhooks and records each delive
   } finally {
     db.close();
   }
+}
+
+test("with credentials npm start accepts signed webhooks and records each delivery once", async () => {
+  await receivesWebhooksOnce({});
 });
+
+const redisUrl = process.env["LOOM_TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379";
+const redisSkip = await findRedisSkipReason(redisUrl);
+if (redisSkip !== undefined && process.env["LOOM_REQUIRE_REDIS"] === "1")
+  throw new Error(`LOOM_REQUIRE_REDIS=1: ${redisSkip}`);
+
+// README's replica setup sets REDIS_URL; Probot then loads `ioredis` for its shared rate-limit
+// throttle, and without it every webhook fails while the process looks healthy.
+test(
+  "with REDIS_URL set (several replicas) npm start still accepts webhooks",
+  { skip: redisSkip === undefined ? false : `Redis unreachable (${redisSkip})` },
+  async () => {
+    await receivesWebhooksOnce({ REDIS_URL: redisUrl });
+  },
+);
+
+/** Why the Redis test cannot run (printed), or undefined when Redis answers PING. */
+async function findRedisSkipReason(url: string): Promise<string | undefined> {
+  const { hostname, port } = new URL(url);
+  const reason = await new Promise<string | undefined>((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port || 6379) });
+    socket.setTimeout(5_000, () => socket.destroy(new Error("timed out")));
+    socket.once("error", (error) => resolve(`${url}: ${error.message}`));
+    socket.once("connect", () => socket.write("PING\r\n"));
+    socket.once("data", (data) => {
+      socket.end();
+      resolve(data.toString().startsWith("+PONG") ? undefined : `${url} answered ${data.toString().trim()}`);
+    });
+  });
+  if (reason !== undefined) console.warn(`main-entry tests: Redis skipped: ${reason}`);
+  return reason;
+}
