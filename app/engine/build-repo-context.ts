@@ -30,6 +30,6 @@ export async function buildRepoContext(
   };
 }
 
-export function withState(context: RepoContext, state: PlanState): EffectContext {
-  return { ...context, state };
+export function withState(context: RepoContext, state: PlanState, attempt = 1): EffectContext {
+  return { ...context, state, attempt };
 }

@@ -35,7 +35,7 @@ async function runOne(deps: EngineDeps, item: OutboxEffect): Promise<void> {
     const stored = readStoredPlan(record.planKey, record.state);
     const octokit = await deps.getOctokit(item.planKey.installationId);
     const context = await buildRepoContext(deps, octokit, item.planKey, stored.repo);
-    const events = await executeEffect(withState(context, stored.state), effect);
+    const events = await executeEffect(withState(context, stored.state, item.attempts), effect);
     if (events.length > 0) await applyEvents(deps, { key: item.planKey, events });
     await deps.store.completeEffect(item.key, { events: events.map((event) => event.type) }, deps.now());
   } catch (error) {

@@ -40,8 +40,11 @@ export type RepoContext = {
 /** What the run readers need: a subset of `RepoContext` (an `EffectContext` will do). */
 export type ReaderContext = Pick<RepoContext, "octokit" | "owner" | "repo" | "calls" | "cache">;
 
-/** What an effect runs with: the repository and the plan's state the effect was decided on. */
-export type EffectContext = RepoContext & { state: PlanState };
+/**
+ * What an effect runs with: the repository, the plan's state the effect was decided on, and which
+ * claim of the outbox entry this is (above 1, an earlier claim may have done part of the work).
+ */
+export type EffectContext = RepoContext & { state: PlanState; attempt?: number };
 
 /** Records one API call under `label` (an effect type or reader name). */
 export function countCall(calls: ApiCalls | undefined, label: string): void {
