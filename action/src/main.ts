@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { redactSecrets } from "../../src/redact/redact-secrets.ts";
+import { abortOnSignals } from "./abort-on-signals.ts";
 import { readRepoConfig } from "./config/read-repo-config.ts";
 import { createArtifactDeps } from "./publish/create-artifact-deps.ts";
 import { PublishInputs, runPublish } from "./publish/run-publish.ts";
@@ -88,6 +89,16 @@ function locateHooks(): HookPrograms | null {
 }
 
 async function runMode(env: Env): Promise<void> {
+  // From here on a cancel (SIGINT, then SIGTERM) stops the session and still uploads loom-result.
+  const cancel = abortOnSignals(process, (message) => core.info(message));
+  try {
+    await runModeUntilCancelled(env, cancel.signal);
+  } finally {
+    cancel.dispose();
+  }
+}
+
+async function runModeUntilCancelled(env: Env, signal: AbortSignal): Promise<void> {
   const apiKey = env.ANTHROPIC_API_KEY ?? "";
   const githubToken = core.getInput("github_token");
   const knownSecrets = [
@@ -141,6 +152,7 @@ async function runMode(env: Env): Promise<void> {
     log: (message, data) =>
       core.info(redact(data === undefined ? message : `${message} ${JSON.stringify(data)}`)),
     now: Date.now,
+    signal,
   });
   core.setOutput("outcome", result.outcome);
   core.setOutput("result_path", resultFile);

@@ -59,6 +59,11 @@ export type RunStageDeps = {
   now: () => number;
   /** Heartbeat uploads closer than this are skipped (default `MIN_HEARTBEAT_UPLOAD_GAP_MS`). */
   heartbeatGapMs?: number;
+  /**
+   * Aborted when the run is cancelled: the session is stopped (or never started), no checks run,
+   * and `loom-result` (outcome `cancelled`, with the handoff) is uploaded before anything else.
+   */
+  signal?: AbortSignal;
 };
 
 export type RunStageResult = { result: StageResult; resultFile: string };
@@ -105,15 +110,26 @@ export async function runStage(inputs: RunStageInputs, deps: RunStageDeps): Prom
   for (const note of caps.notes) deps.log("session cap", { note });
   if (caps.configProblem !== undefined)
     deps.log("repository config not used", { problem: redactSecrets(caps.configProblem, deps.knownSecrets) });
-  const session = await runSessionSafely(inputs, deps, stage, prompt, caps);
+  const session = deps.signal?.aborted
+    ? stoppedOutcome(
+        "cancelled",
+        stage.id,
+        inputs.attempt,
+        deps.now(),
+        "",
+        "the run was cancelled before the session started",
+      )
+    : await runSessionSafely(inputs, deps, stage, prompt, caps);
   const leftovers = await commitLeftovers(
     deps.workspace,
     `loom: work left uncommitted by stage ${stage.id}, attempt ${inputs.attempt}`,
   );
   const commits = await listCommitsSince(deps.workspace, startSha);
-  const stopped = session.status !== "completed" && session.status !== "crashed";
+  // A run cancelled after its session ended runs no checks either: GitHub kills the job soon.
+  const cancelled = deps.signal?.aborted === true;
+  const stopped = cancelled || (session.status !== "completed" && session.status !== "crashed");
   const checks = stopped ? null : [...beforeChecks, ...(await runStageChecks(stage, ctx))];
-  const verdict = decideStageOutcome({
+  const decided = decideStageOutcome({
     kind: inputs.kind,
     stageType: resolveStageType(stage),
     session: { status: session.status, reason: session.reason },
@@ -124,6 +140,10 @@ export async function runStage(inputs: RunStageInputs, deps: RunStageDeps): Prom
       ? {}
       : { uncommittedReason: "the session left a merge unfinished: nothing was committed" }),
   });
+  const verdict: StageVerdict =
+    cancelled && decided.outcome !== "cancelled"
+      ? { outcome: "cancelled", reason: `the run was cancelled after the session ended (${session.reason})` }
+      : decided;
   return finish(inputs, deps, {
     started,
     startSha,
@@ -240,6 +260,7 @@ async function runSessionSafely(
     transcriptPath,
     hooks: deps.hooks,
     allowedTools: inputs.allowed_tools,
+    ...optional("signal", deps.signal),
     assignmentFile,
     contextBudgetPercent: stage.context_budget ?? inputs.context_budget_percent ?? 65,
     silenceTimeoutMs: inputs.silence_timeout_minutes * 60_000,
@@ -258,7 +279,8 @@ async function runSessionSafely(
     return await deps.runSession(options);
   } catch (error) {
     deps.log("the session runner failed", { error: redactSecrets(String(error), deps.knownSecrets) });
-    return crashedOutcome(
+    return stoppedOutcome(
+      "crashed",
       stage.id,
       inputs.attempt,
       deps.now(),
@@ -272,7 +294,9 @@ function optional<K extends string, V>(key: K, value: V | undefined): Partial<Re
   return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 }
 
-function crashedOutcome(
+/** A session that never ran (cancelled first) or whose runner threw. */
+function stoppedOutcome(
+  status: "crashed" | "cancelled",
   stageId: string,
   attempt: number,
   at: number,
@@ -280,7 +304,7 @@ function crashedOutcome(
   reason: string,
 ): SessionOutcome {
   return {
-    status: "crashed",
+    status,
     reason,
     sessionId: "",
     turns: 0,
@@ -299,7 +323,7 @@ function crashedOutcome(
       stage_id: stageId,
       attempt,
       session_id: "",
-      reason: "crashed",
+      reason: status,
       created_at: new Date(at).toISOString(),
       context_percent: 0,
       summary: reason,
@@ -353,13 +377,26 @@ async function finish(inputs: RunStageInputs, deps: RunStageDeps, f: Finish): Pr
       redact(describePermissionDenial(d)).slice(0, 2000),
     ),
   });
-  await uploadBundle(inputs, deps, f.startSha, head);
-  if (s !== null) await uploadTranscript(deps, s.transcriptPath);
   const resultDir = path.join(deps.tempDir, "result");
-  await mkdir(resultDir, { recursive: true });
   const resultFile = path.join(resultDir, names.RESULT_FILE);
-  await writeFile(resultFile, `${JSON.stringify(result, null, 2)}\n`);
-  await deps.uploadArtifact(names.RESULT_ARTIFACT, [resultFile], resultDir);
+  const uploadResult = async (): Promise<void> => {
+    await mkdir(resultDir, { recursive: true });
+    await writeFile(resultFile, `${JSON.stringify(result, null, 2)}\n`);
+    await deps.uploadArtifact(names.RESULT_ARTIFACT, [resultFile], resultDir);
+  };
+  const uploadWork = async (): Promise<void> => {
+    await uploadBundle(inputs, deps, f.startSha, head);
+    if (s !== null) await uploadTranscript(deps, s.transcriptPath);
+  };
+  if (result.outcome === "cancelled") {
+    // GitHub kills a cancelled job within seconds: the result (the handoff) goes first; the
+    // bundle only serves the publish job, which does not run for a cancelled run.
+    await uploadResult();
+    await uploadWork();
+  } else {
+    await uploadWork();
+    await uploadResult();
+  }
   await deps.writeSummary(renderJobSummary(result));
   deps.log("stage result", { outcome: result.outcome, reason: result.reason });
   return { result, resultFile };

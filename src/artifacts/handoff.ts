@@ -8,6 +8,7 @@ export const HANDOFF_REASONS = [
   "crashed",
   "budget-exceeded",
   "max-turns",
+  "cancelled",
 ] as const;
 export type HandoffReason = (typeof HANDOFF_REASONS)[number];
 
@@ -44,6 +45,7 @@ const REASON_TEXT: Record<HandoffReason, string> = {
   crashed: "the session ended unexpectedly",
   "budget-exceeded": "the session hit its spending cap",
   "max-turns": "the session hit its turn limit",
+  cancelled: "its run was cancelled (by loom after stale heartbeats, or by a person)",
 };
 
 function renderList(items: readonly string[], empty: string): string {

@@ -15,6 +15,9 @@ export const STAGE_OUTCOMES = [
   "crashed",
   "hung",
   "timed-out",
+  // The run was cancelled (GitHub signalled the step): the action stopped the session and wrote
+  // its handoff in the few seconds GitHub grants before it kills the job.
+  "cancelled",
 ] as const;
 export const StageOutcome = z.enum(STAGE_OUTCOMES);
 export type StageOutcome = z.infer<typeof StageOutcome>;

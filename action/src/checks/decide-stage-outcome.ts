@@ -3,7 +3,14 @@ import type { StageType } from "../../../src/plan/plan.ts";
 import type { SessionKind } from "../../../src/stage/stage-status.ts";
 
 /** How the session itself ended, as runSession reports it. */
-export type SessionEnd = "completed" | "needs-handoff" | "hung" | "budget-exceeded" | "max-turns" | "crashed";
+export type SessionEnd =
+  | "completed"
+  | "needs-handoff"
+  | "hung"
+  | "budget-exceeded"
+  | "max-turns"
+  | "crashed"
+  | "cancelled";
 
 export type StageEvidence = {
   kind: SessionKind;
@@ -26,6 +33,7 @@ const INTERRUPTED: Record<Exclude<SessionEnd, "completed" | "crashed">, StageOut
   "max-turns": "needs-handoff",
   hung: "hung",
   "budget-exceeded": "timed-out",
+  cancelled: "cancelled",
 };
 
 function plural(n: number, word: string): string {

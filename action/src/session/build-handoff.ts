@@ -25,6 +25,9 @@ const REMAINING: Record<HandoffReason, string> = {
   crashed: "The session ended unexpectedly: check what the last step left behind before repeating it.",
   "budget-exceeded": "The spending cap was reached: finish the remaining work in small steps.",
   "max-turns": "The turn limit was reached: finish the remaining work in fewer, larger steps.",
+  cancelled:
+    "The run was cancelled mid-step and its commits were not published: the files listed below are " +
+    "not on the branch unless an earlier attempt pushed them; check, then redo what is missing.",
 };
 
 function relativeTo(cwd: string, path: string): string {

@@ -56,6 +56,11 @@ export type RunSessionOptions = {
   killGraceMs?: number;
   /** At most this many heartbeats are published (default 400; Actions allows 500 artifacts a job). */
   maxHeartbeats?: number;
+  /**
+   * Aborted when the run is cancelled (the action got SIGINT/SIGTERM): the session is ended at
+   * once, with `killGraceMs` capped at `CANCEL_KILL_GRACE_MS`, and reported `cancelled` with a handoff.
+   */
+  signal?: AbortSignal;
   /** Called with each heartbeat (the caller uploads it); errors are logged, never fatal. */
   publishHeartbeat?: (heartbeat: Heartbeat) => Promise<void> | void;
   log?: (message: string, data?: Record<string, unknown>) => void;
@@ -63,6 +68,11 @@ export type RunSessionOptions = {
 };
 
 const STDERR_TAIL_CHARS = 8000;
+/**
+ * SIGTERM → SIGKILL for a cancelled session: GitHub gives the step 7.5 s after SIGINT and the
+ * result still has to be written and uploaded after the session is gone.
+ */
+export const CANCEL_KILL_GRACE_MS = 1000;
 
 /** Runs one headless Claude Code session to its end and says how it ended. Never throws for a bad session. */
 export async function runSession(options: RunSessionOptions): Promise<SessionOutcome> {
@@ -140,9 +150,13 @@ export async function runSession(options: RunSessionOptions): Promise<SessionOut
     ended.cause = why;
     log("ending the session", { why });
     if (pgid !== undefined) killProcessGroup(pgid, "SIGTERM");
-    const timer = setTimeout(() => {
-      if (pgid !== undefined) killProcessGroup(pgid, "SIGKILL");
-    }, options.killGraceMs ?? 3000);
+    const grace = options.killGraceMs ?? 3000;
+    const timer = setTimeout(
+      () => {
+        if (pgid !== undefined) killProcessGroup(pgid, "SIGKILL");
+      },
+      why.kind === "cancelled" ? Math.min(grace, CANCEL_KILL_GRACE_MS) : grace,
+    );
     timer.unref();
     stopReading();
   };
@@ -171,6 +185,13 @@ export async function runSession(options: RunSessionOptions): Promise<SessionOut
     if (event.type === "assistant" && percent >= budget) endSession({ kind: "context-budget", percent });
   });
 
+  const onAbort = (): void => {
+    const reason: unknown = options.signal?.reason;
+    endSession({ kind: "cancelled", signal: typeof reason === "string" ? reason : "aborted" });
+  };
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener("abort", onAbort, { once: true });
+
   const heartbeatTimer = setInterval(publish, options.heartbeatIntervalMs ?? 60_000);
   const silenceTimeout = options.silenceTimeoutMs ?? 15 * 60_000;
   const watchdog = setInterval(
@@ -187,6 +208,7 @@ export async function runSession(options: RunSessionOptions): Promise<SessionOut
   );
   await Promise.race([readingDone, afterExit]);
   clearInterval(watchdog);
+  options.signal?.removeEventListener("abort", onAbort);
   lines.close();
   child.stdout.resume(); // keep draining after the result so Claude Code never blocks on a full pipe
   const exitGrace = setTimeout(() => {

@@ -11,6 +11,7 @@ export const SESSION_OUTCOME_STATUSES = [
   "budget-exceeded",
   "max-turns",
   "crashed",
+  "cancelled",
 ] as const;
 export type SessionOutcomeStatus = (typeof SESSION_OUTCOME_STATUSES)[number];
 
@@ -18,7 +19,9 @@ export type SessionOutcomeStatus = (typeof SESSION_OUTCOME_STATUSES)[number];
 export type StopCause =
   | { kind: "stream-ended" }
   | { kind: "silence"; silentForMs: number }
-  | { kind: "context-budget"; percent: number };
+  | { kind: "context-budget"; percent: number }
+  /** The action was told to stop (GitHub cancels a run by signalling the step). */
+  | { kind: "cancelled"; signal: string };
 
 type OutcomeBase = {
   sessionId: string;
@@ -56,6 +59,7 @@ const HANDOFF_REASON: Record<Exclude<SessionOutcomeStatus, "completed">, Handoff
   "budget-exceeded": "budget-exceeded",
   "max-turns": "max-turns",
   crashed: "crashed",
+  cancelled: "cancelled",
 };
 
 export function toHandoffReason(status: Exclude<SessionOutcomeStatus, "completed">): HandoffReason {
@@ -83,6 +87,11 @@ export function decideOutcome(
       return {
         status: "needs-handoff",
         reason: `context reached ${cause.percent.toFixed(1)} % of the window: handing off`,
+      };
+    case "cancelled":
+      return {
+        status: "cancelled",
+        reason: `the run was cancelled (${cause.signal}): the session was stopped and its handoff written`,
       };
     case "stream-ended":
       break;

@@ -10,6 +10,7 @@ const ICON: Record<StageResult["outcome"], string> = {
   crashed: "💥",
   hung: "⏸️",
   "timed-out": "⏱️",
+  cancelled: "🛑",
 };
 
 function cell(text: string): string {

@@ -4,7 +4,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { RunConclusion, Runner } from "../../emulator/create-run-control.ts";
 import type { RunRecord } from "../../emulator/emulator-state.ts";
 import type { Emulator } from "../../emulator/start-emulator.ts";
-import { startFakeModelServer, type FakeModelServerOptions } from "../../support/fake-model-server.ts";
+import {
+  startFakeModelServer,
+  type FakeModelServerOptions,
+  type RecordedRequest,
+} from "../../support/fake-model-server.ts";
 import { checkout } from "./git-clone.ts";
 import {
   buildActionEnv,
@@ -42,6 +46,8 @@ export type RunnerEvent =
       exit: ActionExit;
       outputs: Record<string, string>;
     }
+  /** The run job's scripted model is closed: every request Claude Code sent it. */
+  | { type: "model.closed"; runId: number; job: StageJob; requests: RecordedRequest[] }
   | { type: "run.completed"; runId: number; stageId: string; conclusion: RunConclusion };
 
 export type StageRunnerOptions = {
@@ -110,6 +116,13 @@ export function createStageRunner(options: StageRunnerOptions): StageRunner {
       env,
     });
     const state = active.get(run.id);
+    if (state?.cancelled) {
+      // GitHub starts no step of a job cancelled before it got there.
+      return {
+        exit: { code: null, signal: null, log: "cancelled before the step started", timedOut: false },
+        outputs: {},
+      };
+    }
     const action = startAction(options.entry ?? "src", actionEnv, workspace, timeoutMs);
     if (state) state.action = action;
     const exit = await action.done;
@@ -171,6 +184,7 @@ export function createStageRunner(options: StageRunnerOptions): StageRunner {
         if (ran.exit.code !== 0) conclusion = "failure";
       } finally {
         await model.close();
+        options.onEvent?.({ type: "model.closed", runId: run.id, job, requests: model.requests });
       }
       // publish: `if: !cancelled()`, no model, no key.
       if (!state.cancelled) {
@@ -195,7 +209,7 @@ export function createStageRunner(options: StageRunnerOptions): StageRunner {
         return;
       }
       state.cancelled = true;
-      state.action?.kill();
+      state.action?.cancel();
     },
     stopAll() {
       for (const state of active.values()) {

@@ -74,9 +74,21 @@ export async function buildActionEnv(job: JobEnvironment): Promise<Record<string
 
 export type ActionExit = { code: number | null; signal: string | null; log: string; timedOut: boolean };
 
-export type RunningAction = { done: Promise<ActionExit>; kill(): void };
+export type RunningAction = {
+  done: Promise<ActionExit>;
+  /** Kills the action's process group at once (a lost runner, the end of a test). */
+  kill(): void;
+  /** Cancels the step the way GitHub's runner does (see `CANCEL_SIGNALS`). */
+  cancel(): void;
+};
 
-/** Starts the action entry in its own process group (so a cancel stops Claude Code too). */
+/**
+ * How GitHub's runner cancels a step: SIGINT to the step's process, SIGTERM if it is still there
+ * 7.5 s later, then it kills the process tree 2.5 s after that ("Workflow cancellation reference").
+ */
+export const CANCEL_SIGNALS = { sigtermAfterMs: 7_500, killAfterMs: 2_500 } as const;
+
+/** Starts the action entry in its own process group (so a kill stops Claude Code too). */
 export function startAction(
   entry: ActionEntry,
   env: Record<string, string>,
@@ -108,13 +120,29 @@ export function startAction(
     timedOut = true;
     kill();
   }, timeoutMs);
+  const cancelTimers: NodeJS.Timeout[] = [];
+  const signal = (name: NodeJS.Signals): void => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(name);
+  };
+  const cancel = (): void => {
+    if (cancelTimers.length > 0) return;
+    signal("SIGINT");
+    cancelTimers.push(
+      setTimeout(() => {
+        signal("SIGTERM");
+        cancelTimers.push(setTimeout(kill, CANCEL_SIGNALS.killAfterMs));
+      }, CANCEL_SIGNALS.sigtermAfterMs),
+    );
+  };
   const done = new Promise<ActionExit>((resolve) => {
     child.on("close", (exitCode, signal) => {
       clearTimeout(timer);
+      for (const t of cancelTimers) clearTimeout(t);
       resolve({ code: exitCode, signal, log: Buffer.concat(chunks).toString("utf8"), timedOut });
     });
   });
-  return { done, kill };
+  return { done, kill, cancel };
 }
 
 /** The `key=value` / heredoc pairs an action wrote to GITHUB_OUTPUT. */
