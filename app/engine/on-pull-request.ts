@@ -1,5 +1,6 @@
 import type { ProbotOctokit } from "probot";
 import { normalizeLabels, parseLabel } from "../../src/commands/parse-label.ts";
+import { resolveLabels } from "../../src/commands/resolve-labels.ts";
 import { toSettings } from "../../src/config/loom-config.ts";
 import type { LoomConfig } from "../../src/config/loom-config.ts";
 import type { OrchestratorEvent } from "../../src/orchestrator/events.ts";
@@ -128,11 +129,17 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
         settings: toSettings(config.config),
         pr: { number: pull.number, headRef: pull.head.ref, headSha: pull.head.sha, baseRef: pull.base.ref },
         trusted: trust.trusted,
-        labels: normalizeLabels(
-          pull.labels.map((label) => label.name),
-          settings.labelPrefix,
-          spec.id,
-        ),
+        labels: resolveLabels({
+          current: normalizeLabels(
+            pull.labels.map((label) => label.name),
+            settings.labelPrefix,
+            spec.id,
+          ),
+          obeyed: state?.labels ?? [],
+          ignored: state?.ignoredLabels ?? [],
+          changed: null,
+          authorized: true,
+        }).labels,
       });
     } else {
       if (state.plan.blobSha !== spec.blobSha) events.push({ type: "plan.changed", at, plan: spec });
@@ -167,7 +174,8 @@ export async function closePlans(deps: EngineDeps, delivery: PullRequestDelivery
 
 /**
  * Labels are level-triggered: every plan of the pull request gets the full current set of loom's
- * labels, but only when the person who changed a loom label may steer loom.
+ * labels. A label added or removed by someone who may not steer loom keeps the effect it had
+ * before (`resolveLabels`), also when a later change by someone who may sends the full set along.
  */
 async function changeLabels(deps: EngineDeps, delivery: PullRequestDelivery): Promise<void> {
   const repo = readRepo(delivery);
@@ -184,14 +192,21 @@ async function changeLabels(deps: EngineDeps, delivery: PullRequestDelivery): Pr
   const sender = await authorizeSender(octokit, repo, delivery.sender.login, first.repo.minimumRole);
   if (!sender.authorized) {
     deps.log.info({ sender: delivery.sender.login, reason: sender.reason }, "label change ignored");
-    return;
   }
   for (const record of known) {
     const stored = readStoredPlan(record.planKey, record.state);
-    const normalized = normalizeLabels(labels, stored.repo.labelPrefix, stored.state.plan.id);
+    const normalize = (names: string[]) =>
+      normalizeLabels(names, stored.repo.labelPrefix, stored.state.plan.id);
+    const resolved = resolveLabels({
+      current: normalize(labels),
+      obeyed: stored.state.labels,
+      ignored: stored.state.ignoredLabels ?? [],
+      changed: changed === undefined ? null : (normalize([changed])[0] ?? null),
+      authorized: sender.authorized,
+    });
     await applyEvents(deps, {
       key: record.key,
-      events: [{ type: "labels.changed", at: deps.now(), labels: normalized }],
+      events: [{ type: "labels.changed", at: deps.now(), ...resolved }],
     });
   }
 }

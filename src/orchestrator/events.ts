@@ -130,7 +130,13 @@ export type OrchestratorEvent =
       /** For `approve`: the head SHA the approver saw. */
       sha?: string;
     }
-  | { type: "labels.changed"; at: number; labels: string[] }
+  | {
+      type: "labels.changed";
+      at: number;
+      labels: string[];
+      /** Labels set by someone not allowed to steer loom, kept out of `labels` (see `resolveLabels`). */
+      ignored?: string[];
+    }
   | { type: "tick"; at: number };
 
 export type OrchestratorEventType = OrchestratorEvent["type"];

@@ -50,6 +50,8 @@ export type PlanState = {
   hold: boolean;
   closed: boolean;
   labels: string[];
+  /** loom labels last added or removed by someone not allowed to steer loom: they keep their old effect. */
+  ignoredLabels?: string[];
   stages: Record<string, StageState>;
   /** Order stages appear in the plan, for stable output. */
   order: string[];

@@ -105,6 +105,7 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
       handleCommand(ctx, event);
       return false;
     case "labels.changed":
+      if (event.ignored !== undefined) ctx.state.ignoredLabels = [...event.ignored];
       applyLabels(ctx, event.labels);
       return false;
     case "tick":

@@ -75,3 +75,34 @@ test("labels changed by someone without write access are ignored", async () => {
   await h.finish();
   h = undefined;
 });
+
+test("a label from someone without write access stays without effect when a writer changes another label", async () => {
+  h = await startHarness();
+  h.fake.roles.set("bob", "triage");
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("opened", { number: 1, headSha: h.headSha, labels: ["loom:hold"] }),
+  );
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("labeled", {
+      number: 1,
+      headSha: h.headSha,
+      labels: ["loom:hold", "loom:block:a"],
+      label: "loom:block:a",
+      sender: { login: "bob" },
+    }),
+  );
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("unlabeled", {
+      number: 1,
+      headSha: h.headSha,
+      labels: ["loom:block:a"],
+      label: "loom:hold",
+    }),
+  );
+  assert.deepEqual(stagesDispatched(h), ["a"], "bob's block label does not count");
+  await h.finish();
+  h = undefined;
+});
