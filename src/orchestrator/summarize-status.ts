@@ -1,4 +1,5 @@
 import type { PlanState } from "./state.ts";
+import { formatAttempt } from "../status/format-status.ts";
 import { findDispatchBlocker } from "./schedule.ts";
 
 /** A short plain-text status for a command reply: one line per stage, in plan order. */
@@ -12,7 +13,7 @@ export function summarizeStatus(state: PlanState): string {
     const status = stage.status === "completed" && stage.merged ? "completed, merged" : stage.status;
     const retry = stage.retryAt !== null ? `, retry at ${new Date(stage.retryAt).toISOString()}` : "";
     const removed = stage.removed ? " (removed from the plan)" : "";
-    lines.push(`- \`${id}\`: ${status}${retry}${removed}, attempt ${stage.attempt}`);
+    lines.push(`- \`${id}\`: ${status}${retry}${removed}, attempt ${formatAttempt(stage)}`);
   }
   return lines.join("\n");
 }

@@ -56,6 +56,18 @@ export function getCurrentSession(stage: StageState): Session | null {
   return stage.sessions[stage.sessions.length - 1] ?? null;
 }
 
+/**
+ * The current session's attempt number as its run is named (`…:<attempt>:dispatch`), with its kind
+ * unless it is a plain stage session: `2`, `3 (merge)`, `4 (recovery)`; `—` before any dispatch.
+ * Merge sessions take an attempt number too, so `stage.attempt` (stage and recovery sessions only)
+ * would show a stale number while one runs.
+ */
+export function formatAttempt(stage: StageState): string {
+  const session = getCurrentSession(stage);
+  if (!session) return "—";
+  return session.kind === "stage" ? String(session.attempt) : `${session.attempt} (${session.kind})`;
+}
+
 /** Time the current session has run (or ran), or null before the first dispatch. */
 export function getElapsed(stage: StageState, now: number): number | null {
   const session = getCurrentSession(stage);

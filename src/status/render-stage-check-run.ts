@@ -37,7 +37,9 @@ function renderFacts(state: PlanState, stage: StageState, options: RenderOptions
   const session = getCurrentSession(stage);
   const lines = [`**Status:** ${getStatusIcon(stage)} ${describeStatus(stage)}`];
   lines.push(
-    `**Attempt:** ${stage.attempt}${session ? ` (${session.kind} session, ${session.status})` : ""}`,
+    session
+      ? `**Attempt:** ${session.attempt} (${session.kind} session, ${session.status})`
+      : "**Attempt:** — (not dispatched yet)",
   );
   const elapsed = getElapsed(stage, now);
   if (elapsed !== null) lines.push(`**Elapsed:** ${formatDuration(elapsed)}`);

@@ -4,6 +4,7 @@ import { isAwaitingApproval } from "./check-run-actions.ts";
 import {
   describeStatus,
   escapeCell,
+  formatAttempt,
   formatDuration,
   formatHeartbeat,
   getCurrentSession,
@@ -50,7 +51,7 @@ export function renderStageTable(state: PlanState, detail: TableDetail, now: num
     const cells = [
       `\`${escapeCell(stage.id, 128)}\`${stage.removed ? " (removed)" : ""}`,
       `${getStatusIcon(stage)} ${describeStatus(stage)}`,
-      stage.attempt === 0 ? "—" : String(stage.attempt),
+      formatAttempt(stage),
       elapsed === null ? "—" : formatDuration(elapsed),
     ];
     if (!bare) {

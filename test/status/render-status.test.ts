@@ -33,7 +33,7 @@ test("the status comment starts with the plan's hidden marker and shows counts, 
   assert.match(body, /\| `a` \| ✅ completed, merged \| 1 \| 2m 00s \| — \| all 4 checks passed \|/);
   assert.match(
     body,
-    /\| `b` \| 🟡 executing \| 2 \| 4m 50s \| 4m 00s ago · 42% context · Bash · npm test \| retry 1 after crash \|/,
+    /\| `b` \| 🟡 executing \| 2 \(recovery\) \| 4m 50s \| 4m 00s ago · 42% context · Bash · npm test \| retry 1 after crash \|/,
   );
   assert.match(body, /\| `c` \| ⛔ blocked \(label\) \| — \| — \|/);
 });
@@ -144,4 +144,20 @@ test("when the pull request closes, unfinished stage checks end as cancelled wit
   assert.deepEqual([b.status, b.conclusion, b.actions], ["completed", "cancelled", []]);
   const a = renderStageCheckRun(closed, "a");
   assert.deepEqual([a.status, a.conclusion], ["completed", "success"]);
+});
+
+test("while a merge session runs, the table and the check run show its attempt and kind, as its run is named", () => {
+  const merging = makeDiamond({
+    a: {
+      status: "merge-conflict",
+      attempt: 1,
+      sessions: [
+        makeSession({ status: "completed", finishedAt: T0 + 60_000 }),
+        makeSession({ attempt: 2, kind: "merge", runId: 1002 }),
+      ],
+    },
+  });
+  assert.match(renderStatusComment(merging), /\| `a` \| 🔀 merge-conflict \| 2 \(merge\) \|/);
+  assert.match(renderPlanCheckRun(merging).summary, /\| `a` \| 🔀 merge-conflict \| 2 \(merge\) \|/);
+  assert.match(renderStageCheckRun(merging, "a").summary, /\*\*Attempt:\*\* 2 \(merge session, running\)/);
 });
