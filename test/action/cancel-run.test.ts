@@ -145,7 +145,7 @@ describe("runStage with a cancel", () => {
           hook_notes: null,
           last_heartbeat: null,
         },
-      } as Partial<Awaited<ReturnType<typeof finishedSession>>>),
+      }),
     );
     const { result } = await runStage(inputs(), {
       ...base,
