@@ -35,8 +35,11 @@ export function createEngine(deps: EngineDeps): Engine {
   let running: Promise<void> | null = null;
   let again = false;
   const timers: NodeJS.Timeout[] = [];
+  /** Set by `start`: no claim before the previous incarnation's leases are freed. */
+  let released: Promise<void> = Promise.resolve();
 
   const drainOnce = async () => {
+    await released;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const deliveries = await processDeliveries(deps, BATCH);
       const effects = await runEffects(deps, BATCH);
@@ -83,6 +86,7 @@ export function createEngine(deps: EngineDeps): Engine {
       while (running) await running;
     },
     start: ({ pollMs, reconcileMs }) => {
+      released = releaseOwnLeases(deps);
       timers.push(setInterval(() => guarded("drain", drain), pollMs));
       timers.push(setInterval(() => guarded("reconcile", reconcile), reconcileMs));
       guarded("reconcile", reconcile);
@@ -92,4 +96,23 @@ export function createEngine(deps: EngineDeps): Engine {
       while (running) await running;
     },
   };
+}
+
+/**
+ * A worker starting under a name that holds leases is a restart of that worker (names are unique
+ * per replica): whatever its previous process had claimed when it died (an effect half done, a
+ * delivery) is taken back now rather than when the leases end (up to 2 minutes). Effects are
+ * idempotent by key (a dispatch looks for its run first), so carrying one out again is safe.
+ */
+async function releaseOwnLeases(deps: EngineDeps): Promise<void> {
+  try {
+    const freed = await deps.store.releaseLeases(deps.workerId);
+    if (freed > 0)
+      deps.log.info(
+        { freed, workerId: deps.workerId },
+        "took back work leased to this worker before a restart",
+      );
+  } catch (error) {
+    deps.log.warn({ err: error }, "could not free this worker's old leases; they end on their own");
+  }
 }

@@ -88,3 +88,22 @@ export async function claimPostgresTimers(
   );
   return rows.map(readDueTimer).sort((a, b) => a.at - b.at);
 }
+
+/** Frees what `owner` still holds (see `Store.releaseLeases`), in one statement. */
+export async function releasePostgresLeases(pool: pg.Pool, owner: string): Promise<number> {
+  const { rows } = await pool.query<Row>(
+    `WITH effects AS (
+       UPDATE loom_outbox SET lease_owner = NULL, lease_until = 0
+       WHERE lease_owner = $1 AND status = 'pending' RETURNING 1
+     ), deliveries AS (
+       UPDATE loom_deliveries SET lease_owner = NULL, lease_until = 0
+       WHERE lease_owner = $1 AND completed_at IS NULL RETURNING 1
+     ), timers AS (
+       UPDATE loom_timers SET lease_owner = NULL, lease_until = 0 WHERE lease_owner = $1 RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM effects) + (SELECT count(*) FROM deliveries)
+            + (SELECT count(*) FROM timers) AS freed`,
+    [owner],
+  );
+  return Number(rows[0]?.["freed"] ?? 0);
+}

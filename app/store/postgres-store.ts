@@ -2,7 +2,12 @@ import pg from "pg";
 import type { PoolClient } from "pg";
 import { commitPostgresPlan, runTransaction } from "./postgres-commit-plan.ts";
 import { postgresMigrations } from "./schema-postgres.ts";
-import { claimPostgresDeliveries, claimPostgresEffects, claimPostgresTimers } from "./postgres-claims.ts";
+import {
+  claimPostgresDeliveries,
+  claimPostgresEffects,
+  claimPostgresTimers,
+  releasePostgresLeases,
+} from "./postgres-claims.ts";
 import type { Row } from "./store-rows.ts";
 import { formatPullKey, readEffectRecord, readPlanRecord, writeJson } from "./store-rows.ts";
 import type { Store } from "./store.ts";
@@ -166,6 +171,10 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
         timer.at,
       ]);
       return r.rowCount === 1;
+    },
+
+    releaseLeases(owner) {
+      return releasePostgresLeases(pool, owner);
     },
   };
 }

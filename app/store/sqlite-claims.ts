@@ -80,3 +80,17 @@ export function claimSqliteTimers(
     return readDueTimer(row);
   });
 }
+
+/** Frees what `owner` still holds (see `Store.releaseLeases`); in the caller's transaction. */
+export function releaseSqliteLeases(db: DatabaseSync, owner: string): number {
+  const free = (sql: string): number => Number(db.prepare(sql).run(owner).changes);
+  return (
+    free(
+      "UPDATE loom_outbox SET lease_owner = NULL, lease_until = 0 WHERE lease_owner = ? AND status = 'pending'",
+    ) +
+    free(
+      "UPDATE loom_deliveries SET lease_owner = NULL, lease_until = 0 WHERE lease_owner = ? AND completed_at IS NULL",
+    ) +
+    free("UPDATE loom_timers SET lease_owner = NULL, lease_until = 0 WHERE lease_owner = ?")
+  );
+}

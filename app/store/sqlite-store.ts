@@ -4,7 +4,12 @@ import { DatabaseSync } from "node:sqlite";
 import type { SQLInputValue } from "node:sqlite";
 import { sqliteMigrations } from "./schema-sqlite.ts";
 import { commitSqlitePlan, runImmediate } from "./sqlite-commit-plan.ts";
-import { claimSqliteDeliveries, claimSqliteEffects, claimSqliteTimers } from "./sqlite-claims.ts";
+import {
+  claimSqliteDeliveries,
+  claimSqliteEffects,
+  claimSqliteTimers,
+  releaseSqliteLeases,
+} from "./sqlite-claims.ts";
 import type { Row } from "./store-rows.ts";
 import { formatPullKey, readEffectRecord, readPlanRecord, writeJson } from "./store-rows.ts";
 import type { Store } from "./store.ts";
@@ -161,6 +166,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
         timer.at,
       );
       return Promise.resolve(changes === 1);
+    },
+
+    releaseLeases(owner) {
+      return Promise.resolve(transact(() => releaseSqliteLeases(db, owner)));
     },
   };
 }

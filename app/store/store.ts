@@ -179,4 +179,14 @@ export interface Store {
    * wins). Returns whether it was deleted.
    */
   deleteTimer(timer: DueTimer): Promise<boolean>;
+
+  // ---- leases ----
+  /**
+   * Frees every effect, delivery and timer still leased to `owner` (not completed): they can be
+   * claimed again at once instead of when their leases end. For a worker starting under the name
+   * of its previous, dead incarnation (a restart with the same `LOOM_WORKER_ID`); wrong while
+   * another live worker uses the same name, hence worker names must be unique per replica.
+   * Attempts are kept. Returns how many leases were freed.
+   */
+  releaseLeases(owner: string): Promise<number>;
 }

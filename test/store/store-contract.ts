@@ -4,6 +4,7 @@ import type { TestContext } from "node:test";
 import type { Store } from "../../app/store/store.ts";
 import { planKey } from "./plan-key-fixture.ts";
 import { describeInboxContract } from "./store-contract-inbox.ts";
+import { describeLeasesContract } from "./store-contract-leases.ts";
 import { describeOutboxContract } from "./store-contract-outbox.ts";
 import { describeRaceContract } from "./store-contract-race.ts";
 import type { CreateTestDatabase } from "./test-database.ts";
@@ -112,5 +113,6 @@ export function describeStoreContract(createDatabase: CreateTestDatabase): void 
 
   describeOutboxContract(open);
   describeInboxContract(open);
+  describeLeasesContract(open);
   describeRaceContract(createDatabase);
 }
