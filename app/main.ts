@@ -6,7 +6,7 @@
  * restart afterwards. With them, it serves webhooks (WEBHOOK_SECRET verifies their signature).
  */
 import { hostname } from "node:os";
-import { run } from "probot";
+import { ProbotOctokit, run } from "probot";
 import { readAppConfig } from "./config/app-config.ts";
 import { createGitHubCache } from "./github/github-cache.ts";
 import { createLoomApp } from "./index.ts";
@@ -42,6 +42,8 @@ async function main(env: NodeJS.ProcessEnv): Promise<void> {
         });
       },
     }),
+    // Probot's own Octokit (throttled) unless the operator turned the pacing off.
+    config.githubThrottle ? {} : { Octokit: ProbotOctokit.defaults({ throttle: { enabled: false } }) },
   );
 }
 

@@ -15,8 +15,18 @@ export const AppConfig = z.object({
   pollIntervalMs: z.number().int().min(100),
   /** loom's own bot login (`<app-slug>[bot]`); read from `GET /app` when unset. */
   botLogin: z.string().min(1).nullable(),
-  /** Name of this replica in leases; defaults to host and process id. */
+  /**
+   * Name of this replica in leases; defaults to host and process id. Unique per replica, and best
+   * stable across restarts: a worker starting under its old name takes back at once the work its
+   * dead predecessor had leased.
+   */
   workerId: z.string().min(1).nullable(),
+  /**
+   * Octokit's client-side pacing (Probot's default): writes one a second, comments one per three
+   * seconds, and waiting out rate limits. Off only where GitHub limits nothing, e.g. GitHub Enterprise
+   * Server with rate limiting disabled (its default), where the pacing only slows plans down.
+   */
+  githubThrottle: z.boolean(),
 });
 export type AppConfig = z.infer<typeof AppConfig>;
 
@@ -29,6 +39,8 @@ export function readAppConfig(env: Record<string, string | undefined>): AppConfi
   if (!reconcile.success)
     throw new Error("LOOM_RECONCILE_INTERVAL_SECS must be a positive number of seconds");
   if (!poll.success) throw new Error("LOOM_POLL_INTERVAL_SECS must be a positive number of seconds");
+  const throttle = (env["LOOM_GITHUB_THROTTLE"] ?? "on").trim().toLowerCase();
+  if (throttle !== "on" && throttle !== "off") throw new Error("LOOM_GITHUB_THROTTLE must be on or off");
   return AppConfig.parse({
     databaseUrl: nonEmpty(env["DATABASE_URL"]),
     sqlitePath: nonEmpty(env["LOOM_SQLITE_PATH"]) ?? "loom.sqlite",
@@ -36,6 +48,7 @@ export function readAppConfig(env: Record<string, string | undefined>): AppConfi
     pollIntervalMs: Math.round(poll.data * 1000),
     botLogin: nonEmpty(env["LOOM_BOT_LOGIN"]),
     workerId: nonEmpty(env["LOOM_WORKER_ID"]),
+    githubThrottle: throttle === "on",
   });
 }
 

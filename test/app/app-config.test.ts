@@ -10,6 +10,7 @@ test("the server's settings default sensibly and come from the environment", () 
     pollIntervalMs: 5_000,
     botLogin: null,
     workerId: null,
+    githubThrottle: true,
   });
   const config = readAppConfig({
     DATABASE_URL: "postgres://x@127.0.0.1/loom",
@@ -18,11 +19,13 @@ test("the server's settings default sensibly and come from the environment", () 
     LOOM_POLL_INTERVAL_SECS: "0.5",
     LOOM_BOT_LOGIN: "loom[bot]",
     LOOM_WORKER_ID: "pod-1",
+    LOOM_GITHUB_THROTTLE: "off",
   });
   assert.equal(config.databaseUrl, "postgres://x@127.0.0.1/loom");
   assert.equal(config.reconcileIntervalMs, 120_000);
   assert.equal(config.pollIntervalMs, 500);
   assert.equal(config.botLogin, "loom[bot]");
+  assert.equal(config.githubThrottle, false);
 });
 
 test("a bad interval stops the server with a clear message", () => {
@@ -31,4 +34,8 @@ test("a bad interval stops the server with a clear message", () => {
     /LOOM_RECONCILE_INTERVAL_SECS/,
   );
   assert.throws(() => readAppConfig({ LOOM_RECONCILE_INTERVAL_SECS: "0.1" }));
+  assert.throws(
+    () => readAppConfig({ LOOM_GITHUB_THROTTLE: "fast" }),
+    /LOOM_GITHUB_THROTTLE must be on or off/,
+  );
 });
