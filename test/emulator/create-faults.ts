@@ -10,7 +10,13 @@ export type RouteFaultEffect =
   /** A primary rate limit (`x-ratelimit-remaining: 0` + reset) or, with `retryAfter`, a secondary one. */
   | { type: "rate-limit"; status: 403 | 429; retryAfter?: number; resetInSeconds?: number }
   /** Wait before doing the request for real. */
-  | { type: "latency"; ms: number };
+  | { type: "latency"; ms: number }
+  /**
+   * The connection dies: `before` the request is done (GitHub never acted on it) or `after` it was
+   * done (GitHub acted; the caller never learns). `onFire` runs first and is awaited, e.g. to
+   * SIGKILL the app that sent the request (a kill point); then the socket is destroyed unanswered.
+   */
+  | { type: "disconnect"; when: "before" | "after"; onFire?: () => void | Promise<void> };
 
 export type RouteFault = { method?: string; path: string | RegExp; times?: number } & RouteFaultEffect;
 

@@ -18,7 +18,17 @@ export type Delivery = {
   dropped: boolean;
 };
 
-export type WebhookTarget = { url: string | null; secret: string };
+export type WebhookTarget = {
+  url: string | null;
+  secret: string;
+  /**
+   * Several app instances behind a load balancer (then `url` is not used): each delivery goes to
+   * the next one in turn.
+   */
+  urls?: string[];
+  /** With `urls`: every n-th delivery also goes to the following instance, same `X-GitHub-Delivery`. */
+  duplicateEvery?: number;
+};
 
 export type WebhookSender = {
   /** Queues a delivery; they are POSTed one at a time, in order (unless a fault reorders them). */
@@ -43,12 +53,28 @@ export function createWebhookSender(
   let chain: Promise<void> = Promise.resolve();
   let held: Delivery[] = [];
 
+  let sent = 0;
+
+  /** Where one delivery goes: the target, or the next instance (and, now and then, the one after). */
+  function destinations(): string[] {
+    const urls = target.urls ?? [];
+    if (urls.length === 0) return target.url === null ? [] : [target.url];
+    const turn = sent++;
+    const first = urls[turn % urls.length]!;
+    const every = target.duplicateEvery ?? 0;
+    if (urls.length < 2 || every <= 0 || (turn + 1) % every !== 0) return [first];
+    return [first, urls[(turn + 1) % urls.length]!];
+  }
+
   async function post(delivery: Delivery): Promise<void> {
     onDelivery?.(delivery);
-    if (target.url === null) return;
+    for (const url of destinations()) await postTo(delivery, url);
+  }
+
+  async function postTo(delivery: Delivery, url: string): Promise<void> {
     const installation = (delivery.payload["installation"] as { id?: number } | undefined)?.id;
     try {
-      const response = await fetch(target.url, {
+      const response = await fetch(url, {
         method: "POST",
         headers: {
           "content-type": "application/json",

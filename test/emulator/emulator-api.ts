@@ -67,7 +67,16 @@ export type Emulator = {
   runnerEnv(runId: number): Record<string, string>;
   /** A token that acts as `login` in REST calls (tokens the emulator does not know act as the app's bot). */
   tokenFor(login: string): string;
-  setWebhookTarget(url: string | null, secret?: string): void;
+  /**
+   * Where webhooks go from now on: one URL, null (recorded, not sent), or several app instances
+   * behind a load balancer (round-robin; every `duplicateEvery`-th delivery also reaches the next
+   * instance with the same `X-GitHub-Delivery`, as GitHub's redeliveries and retries do).
+   */
+  setWebhookTarget(
+    url: string | string[] | null,
+    secret?: string,
+    fanOut?: { duplicateEvery?: number },
+  ): void;
   setRunner(runner: Runner | null): void;
   runs: {
     find(id: number): RunRecord;

@@ -95,6 +95,48 @@ describe("scripted faults on routes", () => {
     assert.deepEqual(limited, [1]);
   });
 
+  it("kills a connection before the request is done (nothing happens) or after (done, never answered)", async () => {
+    const fired: string[] = [];
+    const post = (path: string, body: unknown) =>
+      fetch(`${emulator.url}${path}`, {
+        method: "POST",
+        headers: { authorization: "token x", "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const main = await emulator.repo().git.readBranch("main");
+    const ref = (name: string) => ({ ref: `refs/heads/${name}`, sha: main });
+    emulator.faults.route({
+      method: "POST",
+      path: "/repos/{owner}/{repo}/git/refs",
+      type: "disconnect",
+      when: "before",
+      onFire: () => void fired.push("before"),
+    });
+    await assert.rejects(post("/repos/acme/widgets/git/refs", ref("never")));
+    emulator.faults.route({
+      method: "POST",
+      path: "/repos/{owner}/{repo}/git/refs",
+      type: "disconnect",
+      when: "after",
+      onFire: () => void fired.push("after"),
+    });
+    await assert.rejects(post("/repos/acme/widgets/git/refs", ref("done")));
+    assert.deepEqual(fired, ["before", "after"]);
+    assert.equal(await emulator.repo().git.readBranch("never"), null);
+    assert.equal(await emulator.repo().git.readBranch("done"), main);
+    assert.deepEqual(
+      emulator.requests.slice(-2).map((r) => r.status),
+      [499, 201],
+    );
+  });
+
+  it("serves the REST API under GitHub Enterprise Server's /api/v3 prefix too", async () => {
+    const prefixed = new ProbotOctokit({ auth: { token: "x" }, baseUrl: `${emulator.url}/api/v3` });
+    assert.equal((await prefixed.rest.repos.get(repo)).data.full_name, "acme/widgets");
+    assert.equal(emulator.requests.at(-1)?.path, "/repos/acme/widgets");
+    emulator.assertNoViolations();
+  });
+
   it("adds latency and still answers for real", async () => {
     emulator.faults.route({ method: "GET", path: "/repos/{owner}/{repo}", type: "latency", ms: 50 });
     assert.equal((await octokit.rest.repos.get(repo)).status, 200);

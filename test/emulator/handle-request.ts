@@ -57,7 +57,26 @@ function loginOf(core: Core, authorization: string | undefined): string {
   return core.state.tokens.get(token) ?? core.botLogin;
 }
 
-function faultReply(effect: Exclude<RouteFaultEffect, { type: "latency" }>, now: number): Reply {
+/** What `faultReply` answers: faults that reply in GitHub's stead. */
+type ReplyingFault = Exclude<RouteFaultEffect, { type: "latency" } | { type: "disconnect" }>;
+
+/** Status recorded for a request dropped before it was done (nginx's "client closed request"). */
+export const DISCONNECTED_STATUS = 499;
+
+/**
+ * GitHub Enterprise Server serves its REST API under `/api/v3` (Probot and Octokit build
+ * `<host>/api/v3` from `GHE_HOST`): the prefix is optional here and stripped before routing.
+ */
+export const GHES_API_PREFIX = "/api/v3";
+
+function stripApiPrefix(url: URL): URL {
+  if (url.pathname === GHES_API_PREFIX || url.pathname.startsWith(`${GHES_API_PREFIX}/`)) {
+    url.pathname = url.pathname.slice(GHES_API_PREFIX.length) || "/";
+  }
+  return url;
+}
+
+function faultReply(effect: ReplyingFault, now: number): Reply {
   if (effect.type === "status") {
     const reply = fail(
       effect.status,
@@ -84,6 +103,9 @@ function faultReply(effect: Exclude<RouteFaultEffect, { type: "latency" }>, now:
   };
 }
 
+/** A reply, or `disconnect`: destroy the socket unanswered (`reply` is then only recorded). */
+type Answer = { reply: Reply; operationId: string | null; disconnect?: boolean };
+
 /** Validate against the OpenAPI description, apply scripted faults, route by operation id. */
 async function answer(
   deps: RequestDeps,
@@ -92,7 +114,7 @@ async function answer(
   text: string,
   req: IncomingMessage,
   login: string,
-): Promise<{ reply: Reply; operationId: string | null }> {
+): Promise<Answer> {
   const { core, violations } = deps;
   const where = `${url.pathname}${url.search}`;
   if (url.pathname.startsWith(DOWNLOAD_PREFIX) && method === "GET") {
@@ -112,7 +134,29 @@ async function answer(
   const operationId = found.operation.operationId;
   const fault = deps.faults.takeRoute(method, url.pathname, found.template);
   if (fault?.type === "latency") await sleep(fault.ms);
-  else if (fault) return { reply: faultReply(fault, core.now()), operationId };
+  else if (fault?.type === "disconnect" && fault.when === "before") {
+    await fault.onFire?.();
+    return { reply: fail(DISCONNECTED_STATUS, "Client closed request"), operationId, disconnect: true };
+  } else if (fault && fault.type !== "disconnect")
+    return { reply: faultReply(fault, core.now()), operationId };
+  const answered = await route(deps, operationId, found.params, method, url, text, req, login);
+  if (fault?.type !== "disconnect") return answered;
+  await fault.onFire?.();
+  return { ...answered, disconnect: true };
+}
+
+async function route(
+  deps: RequestDeps,
+  operationId: string,
+  params: Record<string, string>,
+  method: string,
+  url: URL,
+  text: string,
+  req: IncomingMessage,
+  login: string,
+): Promise<Answer> {
+  const { core, violations } = deps;
+  const where = `${url.pathname}${url.search}`;
   const handler = deps.routes[operationId];
   if (!handler) {
     violations.push({
@@ -123,7 +167,6 @@ async function answer(
     });
     return { reply: fail(404, `Not Found (the emulator does not implement ${operationId})`), operationId };
   }
-  const params = found.params;
   const repo =
     params["owner"] !== undefined && params["repo"] !== undefined
       ? core.findRepo(params["owner"], params["repo"])
@@ -209,7 +252,7 @@ function serveRunnerSide(core: Core, method: string, url: URL, bytes: Buffer, te
 export function createRequestHandler(deps: RequestDeps) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = (req.method ?? "GET").toUpperCase();
-    const url = new URL(req.url ?? "/", deps.core.json.url);
+    const url = stripApiPrefix(new URL(req.url ?? "/", deps.core.json.url));
     const bytes = await readBody(req);
     const text = bytes.toString("utf8");
     const login = loginOf(deps.core, req.headers.authorization);
@@ -232,8 +275,10 @@ export function createRequestHandler(deps: RequestDeps) {
       });
       return;
     }
-    const { reply, operationId } = await answer(deps, method, url, text, req, login);
-    const status = send(res, req, method, reply, deps.core.now());
+    const { reply, operationId, disconnect } = await answer(deps, method, url, text, req, login);
+    let status = reply.status;
+    if (disconnect) req.socket.destroy();
+    else status = send(res, req, method, reply, deps.core.now());
     let body: unknown = text === "" ? undefined : text;
     if (text !== "" && (req.headers["content-type"] ?? "").includes("json")) body = parseJson(text);
     deps.requests.push({

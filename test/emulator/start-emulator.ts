@@ -154,8 +154,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       state.tokens.set(token, login);
       return token;
     },
-    setWebhookTarget(url, secret) {
-      webhooks.target.url = url;
+    setWebhookTarget(url, secret, fanOut) {
+      if (Array.isArray(url)) {
+        webhooks.target.url = null;
+        webhooks.target.urls = [...url];
+      } else {
+        webhooks.target.url = url;
+        delete webhooks.target.urls;
+      }
+      webhooks.target.duplicateEvery = fanOut?.duplicateEvery ?? 0;
       if (secret !== undefined) webhooks.target.secret = secret;
     },
     setRunner: (runner) => runs.setRunner(runner),

@@ -166,3 +166,32 @@ describe("a real Probot app over HTTP talking to the emulator", () => {
     emulator.assertNoViolations();
   });
 });
+
+describe("webhooks to several app instances behind a load balancer", () => {
+  it("sends each delivery to the next instance and duplicates every n-th to the one after, same id", async () => {
+    const first = await startWebhookReceiver();
+    const second = await startWebhookReceiver();
+    const emulator = await startEmulator({ webhookSecret: SECRET });
+    try {
+      emulator.setWebhookTarget([first.url, second.url], SECRET, { duplicateEvery: 2 });
+      await emulator.as("alice").openPullRequest({ head: "feature", files: { "a.txt": "a\n" } });
+      for (const text of ["one", "two", "three"]) await emulator.as("alice").comment(1, text);
+      await emulator.settle();
+      const ids = emulator.deliveries.map((d) => d.id);
+      assert.equal(ids.length, 4);
+      assert.deepEqual(
+        first.received.map((r) => r.delivery),
+        [ids[0], ids[1], ids[2], ids[3]],
+      );
+      assert.deepEqual(
+        second.received.map((r) => r.delivery),
+        [ids[1], ids[3]],
+      );
+      for (const r of second.received) assert.equal(await verify(SECRET, r.body, r.signature), true);
+    } finally {
+      await emulator.close();
+      await first.close();
+      await second.close();
+    }
+  });
+});
