@@ -13,6 +13,7 @@ import {
   type StageRunner,
   type StageRunnerOptions,
 } from "./runner/create-stage-runner.ts";
+import { createAppProcess, type AppProcess } from "./app-process.ts";
 import { startLoomApp, type LoomAppServer } from "./start-loom-app.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -33,6 +34,18 @@ export type E2EOptions = {
   permissions?: Record<string, Role>;
   /** PostgreSQL connection string; default a temporary SQLite file. */
   databaseUrl?: string;
+  /**
+   * App instances on the one store (default 1), each with its own store connection and worker id
+   * (`e2e`, `e2e-2`, …), behind a load balancer: webhooks go round-robin (see `duplicateDeliveryEvery`).
+   */
+  replicas?: number;
+  /** With replicas: every n-th webhook also reaches the next instance, same delivery id (default 3). */
+  duplicateDeliveryEvery?: number;
+  /**
+   * Run the real `node app/main.ts` as a child process (SQLite only) that the test can SIGKILL and
+   * start again (`e2e.appProcess`), instead of the in-process app. Its clock is real time.
+   */
+  appProcess?: boolean;
   /** Run each action job from the TypeScript entry (default) or the committed bundle. */
   entry?: "src" | "dist";
   jobTimeoutMs?: number;
@@ -55,8 +68,14 @@ export type E2EClock = {
 
 export type E2E = {
   emulator: Emulator;
+  /** The (first) in-process app; throws with `appProcess`. */
   app: LoomAppServer;
+  /** Every in-process app instance (`replicas`); empty with `appProcess`. */
+  apps: LoomAppServer[];
+  /** The app as a child process (`appProcess: true`), else null. */
+  appProcess: AppProcess | null;
   runner: StageRunner;
+  /** A connection to the app's store (the first replica's with `replicas`). */
   store: Store;
   clock: E2EClock;
   /** Opens the plan pull request from `head` with `files` (the plan among them) as `login`. */
@@ -110,33 +129,72 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
   });
   const closers: (() => Promise<void>)[] = [];
   try {
-    const store = await openStore(
-      options.databaseUrl
-        ? { databaseUrl: options.databaseUrl, schema: `e2e_${process.pid}_${Date.now()}` }
-        : { sqlitePath: path.join(workDir, "loom.sqlite") },
-    );
-    closers.push(() => store.close());
+    const replicas = options.replicas ?? 1;
+    if (options.appProcess && (options.databaseUrl || replicas > 1))
+      throw new Error("appProcess runs one app on a SQLite file");
+    const storeOptions = options.databaseUrl
+      ? { databaseUrl: options.databaseUrl, schema: `e2e_${process.pid}_${Date.now()}` }
+      : { sqlitePath: path.join(workDir, "loom.sqlite") };
+    const stores: Store[] = [];
+    for (let i = 0; i < (options.appProcess ? 1 : replicas); i++) {
+      const opened = await openStore(storeOptions);
+      stores.push(opened);
+      closers.push(() => opened.close());
+    }
+    const store = stores[0]!;
     let offset = 0;
+    const apps: LoomAppServer[] = [];
     const clock: E2EClock = {
       now: () => Date.now() + offset,
       advance: (ms) => {
+        if (options.appProcess) throw new Error("the app process runs on real time");
         offset += ms;
-        app.engine.wake();
+        for (const app of apps) app.engine.wake();
       },
     };
-    const app = await startLoomApp({
-      githubUrl: emulator.url,
-      webhookSecret: SECRET,
-      appId: 1,
-      store,
-      now: clock.now,
-      botLogin: BOT,
-      pollMs: 250,
-      reconcileMs: 5_000,
-      ...(options.onAppLog ? { onLog: options.onAppLog } : {}),
-    });
-    closers.unshift(() => app.close());
-    emulator.setWebhookTarget(app.webhookUrl, SECRET);
+    const appProcess = options.appProcess
+      ? createAppProcess({
+          githubUrl: emulator.url,
+          webhookSecret: SECRET,
+          appId: 1,
+          botLogin: BOT,
+          sqlitePath: path.join(workDir, "loom.sqlite"),
+          workerId: "e2e",
+          pollMs: 250,
+          reconcileMs: 5_000,
+          cwd: workDir,
+          onListening: (url) => emulator.setWebhookTarget(url, SECRET),
+          ...(options.onAppLog ? { onLog: options.onAppLog } : {}),
+        })
+      : null;
+    if (appProcess) {
+      closers.unshift(() => appProcess.close());
+      await appProcess.start();
+    }
+    for (const [i, replicaStore] of (appProcess ? [] : stores).entries()) {
+      const app = await startLoomApp({
+        githubUrl: emulator.url,
+        webhookSecret: SECRET,
+        appId: 1,
+        store: replicaStore,
+        now: clock.now,
+        botLogin: BOT,
+        workerId: i === 0 ? "e2e" : `e2e-${i + 1}`,
+        pollMs: 250,
+        reconcileMs: 5_000,
+        ...(options.onAppLog ? { onLog: options.onAppLog } : {}),
+      });
+      apps.push(app);
+      closers.unshift(() => app.close());
+    }
+    if (apps.length === 1) emulator.setWebhookTarget(apps[0]!.webhookUrl, SECRET);
+    else if (apps.length > 1) {
+      emulator.setWebhookTarget(
+        apps.map((app) => app.webhookUrl),
+        SECRET,
+        { duplicateEvery: options.duplicateDeliveryEvery ?? 3 },
+      );
+    }
     const runner = createStageRunner({
       emulator,
       workDir,
@@ -162,7 +220,12 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
 
     const e2e: E2E = {
       emulator,
-      app,
+      get app(): LoomAppServer {
+        if (!apps[0]) throw new Error("the app runs as a child process: use e2e.appProcess");
+        return apps[0];
+      },
+      apps,
+      appProcess,
       runner,
       store,
       clock,
@@ -202,7 +265,8 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
         return blob === null ? null : blob.toString("utf8");
       },
       describe() {
-        const errors = app.logs
+        const errors = (appProcess ? [appProcess.logs] : apps.map((app) => app.logs))
+          .flat()
           .filter((l) => Number(l["level"]) >= 40)
           .map((l) => `app ${String(l["msg"])}: ${JSON.stringify(l["err"] ?? "").slice(0, 500)}`);
         const jobs = [...runner.logs].map(

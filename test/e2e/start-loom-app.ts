@@ -25,6 +25,8 @@ export type LoomAppOptions = {
   store: Store;
   now: () => number;
   botLogin: string | null;
+  /** This instance's name in the store's leases (default `e2e`); one per replica. */
+  workerId?: string;
   /** Engine poll and reconcile periods. */
   pollMs: number;
   reconcileMs: number;
@@ -42,9 +44,9 @@ export function createPrivateKey(): string {
 
 /**
  * The loom app as `app/main.ts` wires it (createLoomApp, its engine started with intervals), served
- * over HTTP by Probot's own middleware, with `baseUrl` pointing at the emulator. In process rather
- * than `node app/main.ts`: Probot's env reading turns `GHE_HOST` into `<host>/api/v3`, a prefix the
- * emulator does not serve, and the default Octokit throttles writes to one a second.
+ * over HTTP by Probot's own middleware, with `baseUrl` pointing at the emulator. In process, so a
+ * test can move its clock and wake its engine; `app-process.ts` runs the real `node app/main.ts`
+ * instead, for tests that kill it.
  */
 export async function startLoomApp(options: LoomAppOptions): Promise<LoomAppServer> {
   const logs: Record<string, unknown>[] = [];
@@ -72,7 +74,7 @@ export async function startLoomApp(options: LoomAppOptions): Promise<LoomAppServ
     createLoomApp({
       store: options.store,
       now: options.now,
-      workerId: "e2e",
+      workerId: options.workerId ?? "e2e",
       botLogin: options.botLogin,
       cache: createGitHubCache(),
       onEngine: (created) => {

@@ -1,0 +1,189 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { createPrivateKey } from "./start-loom-app.ts";
+
+const MAIN = path.resolve(import.meta.dirname, "../../app/main.ts");
+
+export type AppProcessOptions = {
+  /** The emulator's URL: the app reaches it as a GitHub Enterprise Server (`GHE_HOST`, `/api/v3`). */
+  githubUrl: string;
+  webhookSecret: string;
+  appId: number;
+  botLogin: string;
+  /** The SQLite file every incarnation opens (`LOOM_SQLITE_PATH`). */
+  sqlitePath: string;
+  /** `LOOM_WORKER_ID`, the same for every incarnation: a restart, not a new replica. */
+  workerId: string;
+  pollMs: number;
+  reconcileMs: number;
+  /** Working directory (Probot reads a `.env` there: not the repository's). */
+  cwd: string;
+  /** Called once each incarnation listens, with its webhook URL. */
+  onListening?: (webhookUrl: string) => void;
+  onLog?: (line: Record<string, unknown>) => void;
+};
+
+export type AppProcess = {
+  /** The current (or last) incarnation's webhook URL. */
+  readonly webhookUrl: string;
+  /** Log lines of every incarnation (pino JSON; other output as `{ msg }`), each with its `incarnation`. */
+  logs: Record<string, unknown>[];
+  /** How many times the app was started. */
+  readonly incarnations: number;
+  readonly running: boolean;
+  /** Starts an incarnation (a fresh port) and resolves once it answers `/ping`. */
+  start(): Promise<void>;
+  /** SIGKILL: no shutdown, no goodbye; resolves once the process is gone. */
+  kill(): Promise<void>;
+  /** SIGTERM (main.ts stops its engine and store), SIGKILL if it lingers. */
+  close(): Promise<void>;
+};
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no free port")),
+      );
+    });
+  });
+}
+
+/**
+ * The real entry, `node app/main.ts`, as a child process the test can SIGKILL and start again on
+ * the same store. Configured only through the environment, as an operator would: the emulator is
+ * its `GHE_HOST` (Probot appends `/api/v3`, which the emulator accepts like GitHub Enterprise
+ * Server) and `LOOM_GITHUB_THROTTLE=off` (Octokit's pacing of one write a second would make a
+ * plan take minutes).
+ */
+export function createAppProcess(options: AppProcessOptions): AppProcess {
+  const privateKey = createPrivateKey();
+  const githubHost = new URL(options.githubUrl);
+  const logs: Record<string, unknown>[] = [];
+  let child: ChildProcess | null = null;
+  let exited: Promise<void> = Promise.resolve();
+  let webhookUrl = "";
+  let incarnations = 0;
+
+  const record = (incarnation: number, line: string) => {
+    if (line.trim() === "") return;
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      parsed = { level: 50, msg: line };
+    }
+    parsed["incarnation"] = incarnation;
+    logs.push(parsed);
+    options.onLog?.(parsed);
+  };
+  const collect = (incarnation: number, stream: NodeJS.ReadableStream | null) => {
+    let rest = "";
+    stream?.setEncoding("utf8");
+    stream?.on("data", (chunk: string) => {
+      const lines = (rest + chunk).split("\n");
+      rest = lines.pop() ?? "";
+      for (const line of lines) record(incarnation, line);
+    });
+    stream?.on("end", () => record(incarnation, rest));
+  };
+
+  const stopWith = async (signal: NodeJS.Signals) => {
+    const current = child;
+    if (current === null) return;
+    current.kill(signal);
+    await exited;
+  };
+
+  return {
+    get webhookUrl() {
+      return webhookUrl;
+    },
+    logs,
+    get incarnations() {
+      return incarnations;
+    },
+    get running() {
+      return child !== null;
+    },
+    async start() {
+      if (child !== null) throw new Error("the app process is already running");
+      const port = await freePort();
+      incarnations += 1;
+      const incarnation = incarnations;
+      const env: Record<string, string> = {
+        PATH: process.env["PATH"] ?? "",
+        HOME: process.env["HOME"] ?? "/tmp",
+        NODE_ENV: "production",
+        NO_SMEE_SETUP: "true",
+        LOG_FORMAT: "json",
+        LOG_LEVEL: process.env["LOOM_E2E_LOG"] ?? "info",
+        APP_ID: String(options.appId),
+        PRIVATE_KEY: privateKey,
+        WEBHOOK_SECRET: options.webhookSecret,
+        GHE_HOST: githubHost.host,
+        GHE_PROTOCOL: githubHost.protocol.replace(/:$/, ""),
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        LOOM_SQLITE_PATH: options.sqlitePath,
+        LOOM_WORKER_ID: options.workerId,
+        LOOM_BOT_LOGIN: options.botLogin,
+        LOOM_POLL_INTERVAL_SECS: String(options.pollMs / 1000),
+        LOOM_RECONCILE_INTERVAL_SECS: String(options.reconcileMs / 1000),
+        LOOM_GITHUB_THROTTLE: "off",
+      };
+      const started = spawn(process.execPath, [MAIN], {
+        cwd: options.cwd,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      child = started;
+      exited = new Promise((resolve) =>
+        started.once("exit", (code, signal) => {
+          record(incarnation, JSON.stringify({ level: 30, msg: `app process exited (${signal ?? code})` }));
+          if (child === started) child = null;
+          resolve();
+        }),
+      );
+      collect(incarnation, started.stdout);
+      collect(incarnation, started.stderr);
+      webhookUrl = `http://127.0.0.1:${port}/api/github/webhooks`;
+      // Bounded: 300 × 100 ms for Node to load the app and Probot to listen.
+      for (let attempt = 0; attempt < 300; attempt++) {
+        if (child !== started) throw new Error(`the app process exited while starting:\n${tail(logs)}`);
+        const up = await fetch(`http://127.0.0.1:${port}/ping`).then(
+          (response) => response.ok,
+          () => false,
+        );
+        if (up) {
+          options.onListening?.(webhookUrl);
+          return;
+        }
+        await sleep(100);
+      }
+      await stopWith("SIGKILL");
+      throw new Error(`the app process never listened on ${port}:\n${tail(logs)}`);
+    },
+    kill: () => stopWith("SIGKILL"),
+    async close() {
+      const current = child;
+      if (current === null) return;
+      current.kill("SIGTERM");
+      const timer = setTimeout(() => current.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function tail(logs: Record<string, unknown>[]): string {
+  return logs
+    .slice(-10)
+    .map((line) => String(line["msg"]))
+    .join("\n");
+}
