@@ -45,9 +45,9 @@ export type RunnerEvent =
       job: "run" | "publish";
       exit: ActionExit;
       outputs: Record<string, string>;
+      /** The run job's scripted model: every request Claude Code sent it (the prompt is in the first main one). */
+      modelRequests?: RecordedRequest[];
     }
-  /** The run job's scripted model is closed: every request Claude Code sent it. */
-  | { type: "model.closed"; runId: number; job: StageJob; requests: RecordedRequest[] }
   | { type: "run.completed"; runId: number; stageId: string; conclusion: RunConclusion };
 
 export type StageRunnerOptions = {
@@ -94,6 +94,7 @@ export function createStageRunner(options: StageRunnerOptions): StageRunner {
     name: "run" | "publish",
     withInputs: Record<string, string>,
     env: Record<string, string>,
+    modelRequests?: RecordedRequest[],
   ): Promise<{ exit: ActionExit; outputs: Record<string, string> }> {
     const jobDir = path.join(options.workDir, `run-${run.id}`, name);
     const workspace = path.join(jobDir, "workspace");
@@ -129,7 +130,14 @@ export function createStageRunner(options: StageRunnerOptions): StageRunner {
     if (state) state.action = null;
     const outputs = await readOutputs(actionEnv["GITHUB_OUTPUT"] ?? "");
     logs.set(run.id, { ...logs.get(run.id), [name]: exit.log });
-    options.onEvent?.({ type: "job.finished", runId: run.id, job: name, exit, outputs });
+    options.onEvent?.({
+      type: "job.finished",
+      runId: run.id,
+      job: name,
+      exit,
+      outputs,
+      ...(modelRequests ? { modelRequests } : {}),
+    });
     return { exit, outputs };
   }
 
@@ -180,11 +188,11 @@ export function createStageRunner(options: StageRunnerOptions): StageRunner {
             DISABLE_AUTOUPDATER: "1",
             ...identity,
           },
+          model.requests,
         );
         if (ran.exit.code !== 0) conclusion = "failure";
       } finally {
         await model.close();
-        options.onEvent?.({ type: "model.closed", runId: run.id, job, requests: model.requests });
       }
       // publish: `if: !cancelled()`, no model, no key.
       if (!state.cancelled) {
