@@ -1,6 +1,6 @@
 import type { Effect } from "../../src/orchestrator/effects.ts";
 import type { OrchestratorEvent } from "../../src/orchestrator/events.ts";
-import { formatCheckRunExternalId } from "../../src/status/check-run-external-id.ts";
+import { formatCheckRunExternalId, getCheckSlot } from "../../src/status/check-run-external-id.ts";
 import { renderPlanCheckRun } from "../../src/status/render-plan-check-run.ts";
 import { renderStageCheckRun } from "../../src/status/render-stage-check-run.ts";
 import type { CheckRunView } from "../../src/status/render-stage-check-run.ts";
@@ -59,30 +59,75 @@ function isCompleted(written: string): boolean {
   return (JSON.parse(written) as { status?: unknown }).status === "completed";
 }
 
+type Recorded = { headSha: string; id: number };
+
+/**
+ * The id of this check's run on the current head and whether it is completed, as far as known
+ * without asking GitHub: from the cache, or from the state's record. `looked: false` means GitHub
+ * must be asked.
+ */
+function recall(
+  ctx: EffectContext,
+  cacheKey: string,
+  recorded: Recorded | null,
+): { looked: true; id: number | null; completed: boolean } | { looked: false } {
+  const id =
+    ctx.cache?.ids.get(cacheKey) ?? (recorded?.headSha === ctx.state.pr.headSha ? recorded.id : null);
+  if (id !== null) {
+    const written = ctx.cache?.written.get(`check:${id}`);
+    return written === undefined ? { looked: false } : { looked: true, id, completed: isCompleted(written) };
+  }
+  // Every check run loom creates is recorded in the state before the plan's next effect runs, so a
+  // record on another head means there is none on this one. A retried effect may have created one
+  // and died before recording it: it looks.
+  if (recorded !== null && (ctx.attempt ?? 1) === 1) return { looked: true, id: null, completed: false };
+  return { looked: false };
+}
+
 /**
  * Creates or updates the check run of a stage (`loom: <stage-id>`) or of the plan (`loom: <plan-id>`)
- * on the pull request's current head SHA. Looks first (by name and `external_id`, cached per
- * process); skips a write that would change nothing; a check run that went from completed back to
- * work (a retry) is created anew, so GitHub shows the newest state and its buttons.
+ * on the pull request's current head SHA. Finds it in the cache, in the state's record of the runs
+ * loom created, or by asking GitHub (name and `external_id`); skips a write that would change
+ * nothing; a check run that went from completed back to work (a retry) is created anew, so GitHub
+ * shows the newest state and its buttons. A run created on a new head is recorded in the state
+ * (`checkRun.created`), and the run it replaces on the old head is completed as superseded.
  */
 export async function syncCheckRun(ctx: EffectContext, effect: SyncCheckRun): Promise<OrchestratorEvent[]> {
   const view = renderCheckRunView(ctx, effect.stageId);
   if (!view) return [];
   const headSha = ctx.state.pr.headSha;
   const payload = toPayload(ctx, view, effect.stageId);
+  const recorded = ctx.state.checkRuns?.[getCheckSlot(effect.stageId)] ?? null;
+  const id = await writeCheckRun(ctx, effect, view, payload, recorded);
+  if (recorded !== null && recorded.headSha !== headSha && recorded.id !== id) {
+    await completeSuperseded(ctx, effect.type, recorded, view.name);
+  }
+  if (recorded?.id === id && recorded.headSha === headSha) return [];
+  return [{ type: "checkRun.created", at: ctx.now(), stageId: effect.stageId, headSha, checkRunId: id }];
+}
+
+async function writeCheckRun(
+  ctx: EffectContext,
+  effect: SyncCheckRun,
+  view: CheckRunView,
+  payload: CheckRunPayload,
+  recorded: Recorded | null,
+): Promise<number> {
+  const headSha = ctx.state.pr.headSha;
   const cacheKey = getCheckRunCacheKey(ctx, headSha, payload.external_id);
-  let id = ctx.cache?.ids.get(cacheKey) ?? null;
+  const known = recall(ctx, cacheKey, recorded);
+  let id: number | null;
   let reopened: boolean;
-  if (id === null) {
+  if (known.looked) {
+    id = known.id;
+    reopened = known.completed && view.status !== "completed";
+  } else {
     const found = await findCheckRun(ctx, effect.type, headSha, view.name, payload.external_id);
     id = found?.id ?? null;
     reopened = found?.status === "completed" && view.status !== "completed";
-  } else {
-    const previous = ctx.cache?.written.get(`check:${id}`);
-    reopened = previous !== undefined && isCompleted(previous) && view.status !== "completed";
   }
   if (id !== null && !reopened) {
-    if (ctx.cache?.written.get(`check:${id}`) === fingerprint(payload)) return [];
+    if (ctx.cache?.written.get(`check:${id}`) === fingerprint(payload)) return id;
     countCall(ctx.calls, effect.type);
     try {
       await ctx.octokit.rest.checks.update({
@@ -91,8 +136,9 @@ export async function syncCheckRun(ctx: EffectContext, effect: SyncCheckRun): Pr
         check_run_id: id,
         ...payload,
       });
+      ctx.cache?.ids.set(cacheKey, id);
       ctx.cache?.written.set(`check:${id}`, fingerprint(payload));
-      return [];
+      return id;
     } catch (error) {
       if (readStatus(error) !== 404) throw toEffectError(`updating check run ${view.name}`, error);
       ctx.cache?.ids.delete(cacheKey);
@@ -110,8 +156,59 @@ export async function syncCheckRun(ctx: EffectContext, effect: SyncCheckRun): Pr
     });
     ctx.cache?.ids.set(cacheKey, data.id);
     ctx.cache?.written.set(`check:${data.id}`, fingerprint(payload));
+    return data.id;
   } catch (error) {
     throw toEffectError(`creating check run ${view.name}`, error);
   }
-  return [];
+}
+
+const SUPERSEDED = JSON.stringify({ status: "completed", superseded: true });
+
+/**
+ * Completes the run an older head still shows as queued or in progress, as `neutral` (GitHub's own
+ * `stale` is not for apps) with a pointer to the current head, so nobody browsing the old commit
+ * sees loom spinning forever. Completed runs keep their conclusion; a run gone is fine.
+ */
+async function completeSuperseded(
+  ctx: EffectContext,
+  label: string,
+  old: Recorded,
+  name: string,
+): Promise<void> {
+  const written = ctx.cache?.written.get(`check:${old.id}`);
+  try {
+    if (written === undefined) {
+      countCall(ctx.calls, label);
+      const { data } = await ctx.octokit.rest.checks.get({
+        owner: ctx.owner,
+        repo: ctx.repo,
+        check_run_id: old.id,
+      });
+      if (data.status === "completed") return;
+    } else if (isCompleted(written)) {
+      return;
+    }
+    const head = ctx.state.pr.headSha;
+    const short = head.slice(0, 7);
+    countCall(ctx.calls, label);
+    await ctx.octokit.rest.checks.update({
+      owner: ctx.owner,
+      repo: ctx.repo,
+      check_run_id: old.id,
+      status: "completed",
+      conclusion: "neutral",
+      completed_at: new Date(ctx.now()).toISOString(),
+      output: {
+        title: `Superseded: the head moved to ${short}`,
+        summary:
+          `This commit is no longer the pull request's head, so loom stopped updating this check run. ` +
+          `The current \`${name}\` is on [\`${short}\`](${getRepoUrl(ctx)}/commit/${head}).`,
+      },
+      actions: [],
+    });
+    ctx.cache?.written.set(`check:${old.id}`, SUPERSEDED);
+  } catch (error) {
+    if (readStatus(error) === 404) return;
+    throw toEffectError(`completing superseded check run ${name}`, error);
+  }
 }

@@ -137,6 +137,14 @@ export type OrchestratorEvent =
       /** Labels set by someone not allowed to steer loom, kept out of `labels` (see `resolveLabels`). */
       ignored?: string[];
     }
+  | {
+      /** The app created a check run (`stageId` null: the plan's) on `headSha`. */
+      type: "checkRun.created";
+      at: number;
+      stageId: string | null;
+      headSha: string;
+      checkRunId: number;
+    }
   | { type: "tick"; at: number };
 
 export type OrchestratorEventType = OrchestratorEvent["type"];

@@ -53,6 +53,12 @@ export type PlanState = {
   /** loom labels last added or removed by someone not allowed to steer loom: they keep their old effect. */
   ignoredLabels?: string[];
   stages: Record<string, StageState>;
+  /**
+   * The newest check run loom created for each check (by `getCheckSlot`: stage id or `@plan`) and the head SHA it is on:
+   * the app updates it without looking it up, and completes it as superseded once the head moved.
+   * Absent in states written before it existed.
+   */
+  checkRuns?: Record<string, { headSha: string; id: number }>;
   /** Order stages appear in the plan, for stable output. */
   order: string[];
   /** Transitions refused as invalid: recorded, never thrown. */

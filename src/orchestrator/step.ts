@@ -1,6 +1,7 @@
 import type { Effect } from "./effects.ts";
 import type { OrchestratorEvent } from "./events.ts";
 import type { PlanState } from "./state.ts";
+import { getCheckSlot } from "../status/check-run-external-id.ts";
 import type { StepContext } from "./step-context.ts";
 import { reject } from "./step-context.ts";
 import { applyLabels } from "./apply-labels.ts";
@@ -33,7 +34,7 @@ export function step(state: PlanState | null, event: OrchestratorEvent): StepRes
   const draft = state === null ? null : structuredClone(state);
   const ctx: StepContext = { state: draft ?? createPlanStateFor(event), effects: [], at: event.at };
   let headMoved = false;
-  if (ctx.state.closed && event.type !== "plan.opened") {
+  if (ctx.state.closed && event.type !== "plan.opened" && event.type !== "checkRun.created") {
     reject(ctx, null, `${event.type} ignored: the pull request is closed`);
     if (event.type === "command.received") replyClosed(ctx, event);
   } else {
@@ -107,6 +108,12 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
     case "labels.changed":
       if (event.ignored !== undefined) ctx.state.ignoredLabels = [...event.ignored];
       applyLabels(ctx, event.labels);
+      return false;
+    case "checkRun.created":
+      ctx.state.checkRuns = {
+        ...ctx.state.checkRuns,
+        [getCheckSlot(event.stageId)]: { headSha: event.headSha, id: event.checkRunId },
+      };
       return false;
     case "tick":
       handleTick(ctx);

@@ -15,3 +15,8 @@ export function parseCheckRunExternalId(externalId: string | null | undefined): 
   if (!match?.[1] || !match[2]) return null;
   return { planPath: match[2], stageId: match[1] === "*" ? null : match[1] };
 }
+
+/** The key of a check in `PlanState.checkRuns`: the stage id, or `@plan` for the plan's own check. */
+export function getCheckSlot(stageId: string | null): string {
+  return stageId ?? "@plan";
+}

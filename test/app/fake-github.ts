@@ -252,6 +252,10 @@ function route(fake: FakeGitHub, method: string, url: URL, body: Json): Reply {
     fake.checkRuns.push(run);
     return [201, run];
   }
+  if (method === "GET" && (m = /^\/check-runs\/(\d+)$/.exec(rest))) {
+    const run = fake.checkRuns.find((r) => r["id"] === Number(m?.[1]));
+    return run ? [200, run] : [404, { message: "Not Found" }];
+  }
   if (method === "PATCH" && (m = /^\/check-runs\/(\d+)$/.exec(rest))) {
     const run = fake.checkRuns.find((r) => r["id"] === Number(m?.[1]));
     if (!run) return [404, { message: "Not Found" }];

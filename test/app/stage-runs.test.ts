@@ -97,6 +97,21 @@ test("after loom's own merge moves the head, check runs follow to the new head a
     .map((r) => r["name"])
     .sort();
   assert.deepEqual(onNewHead, ["loom: PLAN-diamond", "loom: a", "loom: b", "loom: c", "loom: d"]);
+  const onOldHead = h.fake.checkRuns
+    .filter((r) => r["head_sha"] === h?.headSha)
+    .map((r) => [r["name"], r["status"], r["conclusion"]])
+    .sort((x, y) => String(x[0]).localeCompare(String(y[0])));
+  assert.deepEqual(
+    onOldHead,
+    [
+      ["loom: a", "completed", "success"],
+      ["loom: b", "completed", "neutral"],
+      ["loom: c", "completed", "neutral"],
+      ["loom: d", "completed", "neutral"],
+      ["loom: PLAN-diamond", "completed", "neutral"],
+    ],
+    "nothing spins forever on the old head; the merged stage keeps its success",
+  );
   await h.finish();
   h = undefined;
 });

@@ -175,3 +175,75 @@ test("a token in a session's detail never reaches the check run", async () => {
   assert.match(body, /\[REDACTED\]/);
   gh.done();
 });
+
+const OLD_SHA = "0".repeat(40);
+const recordedOn = (headSha: string, id: number) => ({ a: { headSha, id } });
+
+test("a check run created on a new head is recorded, found without a look-up, and the old head's run stops spinning", async () => {
+  gh = mockGitHub();
+  gh.api.post("/repos/octo/repo/check-runs").reply(201, { id: 81 });
+  gh.api.get("/repos/octo/repo/check-runs/80").reply(200, checkRun(80, "in_progress", externalA));
+  gh.api.patch("/repos/octo/repo/check-runs/80").reply(200, { id: 80 });
+  const state = makeDiamond({ a: { status: "executing", attempt: 1, sessions: [makeSession()] } });
+  const ctx = makeContext({ ...state, checkRuns: recordedOn(OLD_SHA, 80) });
+  const events = await executeEffect(ctx, sync("a"));
+  assert.deepEqual(events, [
+    { type: "checkRun.created", at: ctx.now(), stageId: "a", headSha: HEAD_SHA, checkRunId: 81 },
+  ]);
+  assert.equal(gh.find("GET", LIST).length, 0, "a record on another head means none on this one");
+  const old = gh.find("PATCH", "/repos/octo/repo/check-runs/80")[0]?.body as {
+    status: string;
+    conclusion: string;
+    output: { title: string; summary: string };
+    actions: unknown[];
+  };
+  assert.deepEqual([old.status, old.conclusion, old.actions], ["completed", "neutral", []]);
+  assert.match(old.output.title, /Superseded: the head moved to aaaaaaa/);
+  assert.match(old.output.summary, /https:\/\/github\.com\/octo\/repo\/commit\/a{40}/);
+  gh.done();
+});
+
+test("a run the old head finished keeps its conclusion; the process's cache spares the look-up", async () => {
+  gh = mockGitHub();
+  gh.api.post("/repos/octo/repo/check-runs").reply(201, { id: 91 });
+  const cache = createGitHubCache();
+  cache.written.set("check:90", JSON.stringify({ status: "completed", conclusion: "success" }));
+  const merged = makeDiamond({
+    a: { status: "completed", merged: true, attempt: 1, sessions: [makeSession({ status: "completed" })] },
+  });
+  await executeEffect(makeContext({ ...merged, checkRuns: recordedOn(OLD_SHA, 90) }, { cache }), sync("a"));
+  assert.equal(gh.requests.length, 1, "only the create");
+  gh.done();
+});
+
+test("the run recorded on the current head is updated without a look-up; an unchanged one is not recorded again", async () => {
+  gh = mockGitHub();
+  gh.api.patch("/repos/octo/repo/check-runs/95").reply(200, { id: 95 });
+  const cache = createGitHubCache();
+  cache.written.set("check:95", JSON.stringify({ status: "queued" }));
+  const state = makeDiamond({ a: { status: "executing", attempt: 1, sessions: [makeSession()] } });
+  const events = await executeEffect(
+    makeContext({ ...state, checkRuns: recordedOn(HEAD_SHA, 95) }, { cache }),
+    sync("a"),
+  );
+  assert.deepEqual(events, []);
+  gh.done();
+});
+
+test("a retried sync looks before creating: its first attempt may have created the run and died", async () => {
+  gh = mockGitHub();
+  gh.api
+    .get(LIST)
+    .query(listQuery("loom: a"))
+    .reply(200, { total_count: 1, check_runs: [checkRun(97, "in_progress", externalA)] });
+  gh.api.patch("/repos/octo/repo/check-runs/97").reply(200, { id: 97 });
+  gh.api.get("/repos/octo/repo/check-runs/96").reply(200, checkRun(96, "completed", externalA, "neutral"));
+  const state = makeDiamond({ a: { status: "executing", attempt: 1, sessions: [makeSession()] } });
+  const ctx = makeContext({ ...state, checkRuns: recordedOn(OLD_SHA, 96) }, { attempt: 2 });
+  const events = await executeEffect(ctx, sync("a"));
+  assert.equal(gh.find("POST", "/repos/octo/repo/check-runs").length, 0);
+  assert.deepEqual(events, [
+    { type: "checkRun.created", at: ctx.now(), stageId: "a", headSha: HEAD_SHA, checkRunId: 97 },
+  ]);
+  gh.done();
+});

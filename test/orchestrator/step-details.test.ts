@@ -127,3 +127,14 @@ test("the same heartbeat read twice is no sign of life: the session still hangs 
   story.send({ type: "tick" }, 60_000);
   assert.equal(story.stage("a").sessions[0]?.status, "hung");
 });
+
+test("a created check run is recorded per check, changes nothing else, and is recorded after the pull request closed too", () => {
+  const story = new Story(makePlan([["a", []]]));
+  story.send({ type: "checkRun.created", stageId: "a", headSha: "h1", checkRunId: 5 });
+  assert.deepEqual(story.effects, []);
+  story.send({ type: "checkRun.created", stageId: null, headSha: "h1", checkRunId: 6 });
+  story.send({ type: "plan.closed", merged: false });
+  story.send({ type: "checkRun.created", stageId: "a", headSha: "h2", checkRunId: 7 });
+  assert.deepEqual(story.state.checkRuns, { a: { headSha: "h2", id: 7 }, "@plan": { headSha: "h1", id: 6 } });
+  assert.equal(story.state.rejected.length, 0);
+});
