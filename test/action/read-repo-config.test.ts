@@ -8,16 +8,17 @@ const SHA = "a".repeat(40);
 
 type Seen = { url: string; headers: IncomingMessage["headers"] };
 
-/** A GitHub API on 127.0.0.1 answering every request with one status and body. */
+/** A GitHub API on 127.0.0.1 answering with one status and body, or the statuses in turn. */
 async function startApi(
   t: { after: (fn: () => Promise<void>) => void },
-  status: number,
+  status: number | number[],
   body: string,
 ): Promise<{ apiUrl: string; seen: Seen[] }> {
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
     seen.push({ url: req.url ?? "", headers: req.headers });
-    res.writeHead(status, { "content-type": "text/plain" }).end(body);
+    const answer = Array.isArray(status) ? (status[seen.length - 1] ?? status.at(-1) ?? 500) : status;
+    res.writeHead(answer, { "content-type": "text/plain" }).end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -31,6 +32,7 @@ const read = (apiUrl: string, overrides: { ref?: string; repository?: string } =
     ref: SHA,
     token: "ghs_job_token",
     fetch,
+    sleep: () => Promise.resolve(),
     ...overrides,
   });
 
@@ -83,4 +85,26 @@ test("an unreachable API is reported as a value", async () => {
   const result = await read("http://127.0.0.1:1");
   assert.ok(!result.ok);
   assert.match(result.reason, /cannot read \.github\/loom\.yml: the request failed/);
+});
+
+test("a GitHub hiccup (5xx, 429) is retried before the config is given up", async (t) => {
+  const api = await startApi(t, [502, 429, 200], "session:\n  max_turns: 7\n");
+  const result = await read(api.apiUrl);
+  assert.ok(result.ok);
+  assert.deepEqual(result.config?.session, { max_turns: 7 });
+  assert.equal(api.seen.length, 3);
+});
+
+test("a config GitHub keeps failing to serve is reported after three attempts", async (t) => {
+  const api = await startApi(t, 503, "unavailable");
+  const result = await read(api.apiUrl);
+  assert.ok(!result.ok);
+  assert.match(result.reason, /GitHub answered 503 \(3 attempts\)/);
+  assert.equal(api.seen.length, 3);
+});
+
+test("a refusal is not retried", async (t) => {
+  const api = await startApi(t, 403, '{"message":"Resource not accessible"}');
+  await read(api.apiUrl);
+  assert.equal(api.seen.length, 1);
 });

@@ -18,7 +18,12 @@ export type ReadRepoConfigOptions = {
   ref: string;
   token: string;
   fetch: typeof fetch;
+  /** Waits between attempts (tests pass an instant one). Default: a real timer. */
+  sleep?: (ms: number) => Promise<void>;
 };
+
+/** Waits before the 2nd and 3rd attempt when GitHub had a hiccup (network, 5xx, 429). */
+const RETRY_DELAYS_MS = [1_000, 3_000];
 
 /**
  * Reads `.github/loom.yml` at the trusted ref through the contents API. The stage branch's copy
@@ -30,20 +35,32 @@ export async function readRepoConfig(options: ReadRepoConfigOptions): Promise<Re
     return refuse(`GITHUB_REPOSITORY "${repository}" is not owner/name`);
   if (!/^[0-9a-f]{40,64}$/.test(ref)) return refuse(`GITHUB_SHA "${ref}" is not a commit SHA`);
   const url = `${apiUrl.replace(/\/+$/, "")}/repos/${repository}/contents/${REPO_CONFIG_PATH}?ref=${ref}`;
-  let response: Response;
-  try {
-    response = await options.fetch(url, {
-      headers: {
-        accept: "application/vnd.github.raw+json",
-        authorization: `Bearer ${token}`,
-        "x-github-api-version": "2022-11-28",
-        "user-agent": "loom-action",
-      },
-      signal: AbortSignal.timeout(30_000),
-    });
-  } catch (error) {
-    return refuse(`the request failed: ${error instanceof Error ? error.message : String(error)}`);
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  let response: Response | undefined;
+  let failure = "";
+  for (let attempt = 0; attempt <= RETRY_DELAYS_MS.length; attempt++) {
+    if (attempt > 0) await sleep(RETRY_DELAYS_MS[attempt - 1] ?? 0);
+    try {
+      response = await options.fetch(url, {
+        headers: {
+          accept: "application/vnd.github.raw+json",
+          authorization: `Bearer ${token}`,
+          "x-github-api-version": "2022-11-28",
+          "user-agent": "loom-action",
+        },
+        signal: AbortSignal.timeout(30_000),
+      });
+    } catch (error) {
+      response = undefined;
+      failure = `the request failed: ${error instanceof Error ? error.message : String(error)}`;
+      continue;
+    }
+    if (response.status !== 429 && response.status < 500) break;
+    failure = `GitHub answered ${response.status}`;
+    await response.arrayBuffer().catch(() => undefined);
+    response = undefined;
   }
+  if (response === undefined) return refuse(`${failure} (${RETRY_DELAYS_MS.length + 1} attempts)`);
   if (response.status === 404) return { ok: true, config: null };
   if (response.status !== 200) return refuse(`GitHub answered ${response.status}`);
   const text = await response.text();
