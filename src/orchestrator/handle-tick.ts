@@ -4,6 +4,13 @@ import { addNote, emit, endSession, findActiveSession, makeStageKey, moveStage }
 import { scheduleRetry } from "./schedule-retry.ts";
 
 /**
+ * How long a cancelled run may take to stop and upload its handoff: GitHub sends SIGINT, SIGTERM
+ * 7.5 s later and kills the job 2.5 s after that; the uploads need a few seconds more. A recovery
+ * dispatched sooner would start without the handoff, however short the configured backoff.
+ */
+export const CANCEL_GRACE_MS = 20_000;
+
+/**
  * Time passed: due backoff retries go back in line, and sessions silent for longer than
  * `heartbeatTimeoutMs` are cancelled, marked `hung` and retried as recovery sessions (they count
  * as a failed attempt).
@@ -48,5 +55,10 @@ function checkHeartbeat(ctx: StepContext, stage: StageState): void {
   endSession(ctx, stage.id, session, "hung");
   session.outcome = "hung";
   session.detail = `no heartbeat for ${silent} s`;
-  scheduleRetry(ctx, stage, `attempt ${session.attempt} hung (no heartbeat for ${silent} s)`);
+  scheduleRetry(
+    ctx,
+    stage,
+    `attempt ${session.attempt} hung (no heartbeat for ${silent} s)`,
+    session.runId === null ? 0 : CANCEL_GRACE_MS,
+  );
 }

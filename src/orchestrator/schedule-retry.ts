@@ -5,10 +5,10 @@ import { computeBackoff } from "./compute-backoff.ts";
 
 /**
  * A crash, hang or timeout: wait 30 s·2^(n-1) (capped) and try again as a recovery session, or
- * give up after `maxAttempts` failures. Stage sessions wait as `blocked` with `retryAt` set;
+ * give up after `maxAttempts` failures; never sooner than `minDelayMs`. Stage sessions wait as `blocked` with `retryAt` set;
  * merge sessions wait in `merge-conflict` and end in `merge-blocked`.
  */
-export function scheduleRetry(ctx: StepContext, stage: StageState, why: string): void {
+export function scheduleRetry(ctx: StepContext, stage: StageState, why: string, minDelayMs = 0): void {
   const { settings } = ctx.state;
   stage.failures++;
   const isMerge = stage.status === "merge-conflict";
@@ -20,7 +20,7 @@ export function scheduleRetry(ctx: StepContext, stage: StageState, why: string):
     return;
   }
   if (!isMerge && !moveStage(ctx, stage, "blocked")) return;
-  const retryAt = ctx.at + computeBackoff(settings, stage.failures);
+  const retryAt = ctx.at + Math.max(minDelayMs, computeBackoff(settings, stage.failures));
   stage.retryAt = retryAt;
   stage.blockedBy = null;
   addNote(

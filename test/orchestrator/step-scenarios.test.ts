@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { step, nextWakeAt } from "../../src/orchestrator/step.ts";
+import { CANCEL_GRACE_MS } from "../../src/orchestrator/handle-tick.ts";
 import { KEY, Story, makePlan } from "./story.ts";
 
 const diamond = makePlan([
@@ -280,6 +281,23 @@ test("a silent session is cancelled as hung after the heartbeat timeout and retr
   story.send({ type: "run.finished", stageId: "a", attempt: 1, runId: 77, outcome: "cancelled", detail: "" });
   assert.equal(story.stage("a").status, "blocked");
   assert.match(story.state.rejected.at(-1)?.reason ?? "", /already hung/);
+});
+
+test("a hung run's recovery waits for the cancelled run to upload its handoff, however short the backoff", () => {
+  const story = new Story(makePlan([["a", []]]), {
+    settings: { heartbeatTimeoutMs: 60_000, backoffBaseMs: 1_000 },
+  });
+  story.send({ type: "run.dispatched", stageId: "a", attempt: 1, runId: 77 });
+  story.send({ type: "tick" }, 60_000);
+  assert.equal(story.of("cancelRun").length, 1);
+  assert.equal(story.stage("a").retryAt, story.at + CANCEL_GRACE_MS);
+  story.send({ type: "tick" }, CANCEL_GRACE_MS - 1);
+  assert.deepEqual(story.dispatched(), [], "not yet: the cancelled run may still be uploading");
+  story.send({ type: "tick" }, 1);
+  assert.deepEqual(
+    story.of("dispatchRun").map((d) => [d.stageId, d.kind, d.previousRunId]),
+    [["a", "recovery", 77]],
+  );
 });
 
 test("an untrusted plan waits for an approval of the current head; a new push needs a new one", () => {
