@@ -77,10 +77,11 @@ function recall(
     const written = ctx.cache?.written.get(`check:${id}`);
     return written === undefined ? { looked: false } : { looked: true, id, completed: isCompleted(written) };
   }
-  // Every check run loom creates is recorded in the state before the plan's next effect runs, so a
-  // record on another head means there is none on this one. A retried effect may have created one
-  // and died before recording it: it looks.
-  if (recorded !== null && (ctx.attempt ?? 1) === 1) return { looked: true, id: null, completed: false };
+  // Every check run the plan creates is recorded in its state before the plan's next effect runs,
+  // so no record on this head means no run. A retried effect may have created one and died before
+  // recording it: it looks, as do plans from before the record existed.
+  if (ctx.state.checkRuns !== undefined && (ctx.attempt ?? 1) === 1)
+    return { looked: true, id: null, completed: false };
   return { looked: false };
 }
 

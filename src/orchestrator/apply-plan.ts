@@ -46,6 +46,7 @@ export function createPlanState(event: PlanOpened): PlanState {
     closed: false,
     labels: [],
     stages,
+    checkRuns: {},
     order,
     rejected: [],
     updatedAt: event.at,

@@ -54,9 +54,10 @@ export type PlanState = {
   ignoredLabels?: string[];
   stages: Record<string, StageState>;
   /**
-   * The newest check run loom created for each check (by `getCheckSlot`: stage id or `@plan`) and the head SHA it is on:
-   * the app updates it without looking it up, and completes it as superseded once the head moved.
-   * Absent in states written before it existed.
+   * The newest check run loom created for each check (by `getCheckSlot`: stage id or `@plan`) and
+   * the head SHA it is on: every run the plan created is here, so the app creates a missing one
+   * without looking, updates a known one, and completes the old head's as superseded once the head
+   * moved. Absent in states written before it existed: those plans keep looking their runs up.
    */
   checkRuns?: Record<string, { headSha: string; id: number }>;
   /** Order stages appear in the plan, for stable output. */

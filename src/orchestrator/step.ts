@@ -110,10 +110,9 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
       applyLabels(ctx, event.labels);
       return false;
     case "checkRun.created":
-      ctx.state.checkRuns = {
-        ...ctx.state.checkRuns,
-        [getCheckSlot(event.stageId)]: { headSha: event.headSha, id: event.checkRunId },
-      };
+      // A plan from before the record existed may have unrecorded runs: it keeps looking them up.
+      if (ctx.state.checkRuns !== undefined)
+        ctx.state.checkRuns[getCheckSlot(event.stageId)] = { headSha: event.headSha, id: event.checkRunId };
       return false;
     case "tick":
       handleTick(ctx);

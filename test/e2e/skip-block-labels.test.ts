@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { CheckRunRecord } from "../emulator/emulator-state.ts";
 import { dispatchesOf, mergesOf, type PullRecord } from "./e2e-requests.ts";
-import { startE2E, type E2E } from "./harness.ts";
+import { BOT, startE2E, type E2E } from "./harness.ts";
 import { planText, scriptStages, writeFiles } from "./model-script.ts";
 
 const PLAN_PATH = "doc/plans/PLAN-labels.md";
@@ -41,6 +41,7 @@ const PLAN = planText(
 describe("loom:skip and loom:block labels act as documented", { timeout: 200_000 }, () => {
   let e2e: E2E;
   let pull: PullRecord;
+  let finalHead = "";
   let whileLabelled: { dispatched: string[]; extra?: CheckRunRecord; last?: CheckRunRecord } = {
     dispatched: [],
   };
@@ -97,6 +98,7 @@ describe("loom:skip and loom:block labels act as documented", { timeout: 200_000
         120_000,
       )
       .catch((error: unknown) => error);
+    finalHead = (await e2e.emulator.repo().git.readBranch(pull.headRef)) ?? "";
   });
   after(async () => {
     await e2e?.close();
@@ -123,6 +125,17 @@ describe("loom:skip and loom:block labels act as documented", { timeout: 200_000
     assert.equal(runs.find((r) => r.name === PLAN_CHECK)?.conclusion, "success", e2e.describe());
     assert.equal(runs.find((r) => r.name === "loom: last")?.conclusion, "success");
     assert.equal(await e2e.readFile(pull.headRef, "last.txt"), "last\n");
+  });
+
+  it("leaves no loom check run spinning on an older commit: each ends neutral, pointing at the newer head", () => {
+    const loomRuns = e2e.emulator.state.checkRuns.filter((r) => r.app === BOT && r.headSha !== finalHead);
+    assert.ok(loomRuns.length > 0);
+    const open = loomRuns.filter((r) => r.status !== "completed").map((r) => `${r.name}@${r.headSha}`);
+    assert.deepEqual(open, []);
+    const superseded = loomRuns.filter((r) => r.conclusion === "neutral");
+    assert.ok(superseded.length > 0);
+    for (const run of superseded)
+      assert.match(run.output.title ?? "", /^Superseded: the head moved to [0-9a-f]{7}$/);
   });
 
   it("made only requests GitHub's OpenAPI description allows", () => {

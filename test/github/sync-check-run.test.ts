@@ -247,3 +247,15 @@ test("a retried sync looks before creating: its first attempt may have created t
   ]);
   gh.done();
 });
+
+test("a plan's first run of a check is created without a look-up: every run it created is in its record", async () => {
+  gh = mockGitHub();
+  gh.api.post("/repos/octo/repo/check-runs").reply(201, { id: 99 });
+  const ctx = makeContext({ ...makeDiamond(), checkRuns: {} });
+  const events = await executeEffect(ctx, sync(null));
+  assert.deepEqual(events, [
+    { type: "checkRun.created", at: ctx.now(), stageId: null, headSha: HEAD_SHA, checkRunId: 99 },
+  ]);
+  assert.equal(gh.requests.length, 1);
+  gh.done();
+});

@@ -137,4 +137,15 @@ test("a created check run is recorded per check, changes nothing else, and is re
   story.send({ type: "checkRun.created", stageId: "a", headSha: "h2", checkRunId: 7 });
   assert.deepEqual(story.state.checkRuns, { a: { headSha: "h2", id: 7 }, "@plan": { headSha: "h1", id: 6 } });
   assert.equal(story.state.rejected.length, 0);
+  const legacy = step(
+    { ...story.state, checkRuns: undefined },
+    {
+      type: "checkRun.created",
+      at: 0,
+      stageId: "a",
+      headSha: "h3",
+      checkRunId: 8,
+    },
+  );
+  assert.equal(legacy.state.checkRuns, undefined, "a state from before the record keeps looking its runs up");
 });
