@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { RecordedLearning, RejectedLearning } from "../knowledge/learning.ts";
+import { MAX_LEARNING_LINES, MAX_LEARNINGS_PER_SESSION } from "../knowledge/review-learnings.ts";
 import { SESSION_KINDS } from "../stage/stage-status.ts";
 
 /**
@@ -93,5 +95,17 @@ export const StageResult = z.object({
   deviations: z.array(z.string().max(2000)),
   /** Tools the session asked for and was refused. */
   permission_denials: z.array(z.string().max(2000)),
+  /**
+   * What the session recorded in its learnings file, after validation, the write gate and
+   * near-duplicate rejection. The publish job checks the accepted ones again and commits them to
+   * `doc/loom/knowledge/learnings/`; the rejected ones are shown in the job summary. Absent when
+   * the session was given no learnings file (merge sessions) or left none.
+   */
+  learnings: z
+    .object({
+      accepted: z.array(RecordedLearning).max(MAX_LEARNINGS_PER_SESSION),
+      rejected: z.array(RejectedLearning).max(MAX_LEARNING_LINES),
+    })
+    .optional(),
 });
 export type StageResult = z.infer<typeof StageResult>;

@@ -48,6 +48,10 @@ function renderContextWarning(input: SignalInput): string {
 
 /** At the end for attention: the immediate tasks and context warnings. */
 export function renderRecitationSection(input: SignalInput): string {
-  const tasks = immediateTasks(input).map((task, i) => `${i + 1}. ${task}`);
+  const learnings =
+    input.learningsFile === undefined || input.kind === "merge"
+      ? []
+      : [`Before you stop, record what you learned in \`${input.learningsFile}\` (see Recording Learnings)`];
+  const tasks = [...immediateTasks(input), ...learnings].map((task, i) => `${i + 1}. ${task}`);
   return `## Immediate Tasks\n\n${tasks.join("\n")}\n\n${renderContextWarning(input)}`;
 }

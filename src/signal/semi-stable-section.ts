@@ -4,6 +4,8 @@ import type { SignalKnowledge } from "./signal-input.ts";
 
 /** How many learnings a signal carries at most. */
 export const MAX_LEARNINGS = 10;
+/** How much learnings text a signal carries at most (characters); later learnings are left out. */
+export const MAX_LEARNINGS_CHARS = 6000;
 
 function renderKnowledge(knowledge: SignalKnowledge | undefined): string {
   const summary = knowledge?.summary?.trim() ?? "";
@@ -16,12 +18,22 @@ function renderKnowledge(knowledge: SignalKnowledge | undefined): string {
 }
 
 function renderLearnings(knowledge: SignalKnowledge | undefined): string {
-  const learnings = (knowledge?.learnings ?? []).slice(0, MAX_LEARNINGS);
-  if (learnings.length === 0) return "";
-  const items = learnings.map((l) => {
-    const detail = l.detail === undefined || l.detail.trim() === "" ? "" : `\n  ${l.detail.trim()}`;
-    return `- **${l.category}**: ${l.summary.trim()}${detail}`;
-  });
+  const items: string[] = [];
+  let size = 0;
+  for (const l of (knowledge?.learnings ?? []).slice(0, MAX_LEARNINGS)) {
+    const detail =
+      l.detail === undefined || l.detail.trim() === "" ? "" : `\n  ${l.detail.trim().replace(/\n/g, "\n  ")}`;
+    const where = [
+      l.scope === undefined || l.scope.trim() === "" ? "" : `scope: ${l.scope.trim()}`,
+      l.tags === undefined || l.tags.length === 0 ? "" : `tags: ${l.tags.join(", ")}`,
+    ].filter((part) => part !== "");
+    const item = `- **${l.category}**: ${l.summary.trim()}${where.length === 0 ? "" : ` (${where.join("; ")})`}${detail}`;
+    // Learnings arrive best first: the cap drops the least relevant, never cuts one in half.
+    if (size + item.length > MAX_LEARNINGS_CHARS) break;
+    size += item.length + 1;
+    items.push(item);
+  }
+  if (items.length === 0) return "";
   return `## Learnings From Earlier Sessions\n\n${fenceData("learnings", items.join("\n"))}\n`;
 }
 

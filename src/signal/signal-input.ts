@@ -9,11 +9,14 @@ export type DependencyOutput = {
   summary: string;
 };
 
-/** A learning from `doc/loom/knowledge/learnings.md`, already selected as relevant. */
+/** A learning from `doc/loom/knowledge/learnings/`, already selected as relevant (best first). */
 export type SignalLearning = {
   category: string;
   summary: string;
   detail?: string;
+  tags?: readonly string[];
+  /** Where it applies: `project` or paths/globs. */
+  scope?: string;
 };
 
 export type SignalKnowledge = {
@@ -43,6 +46,11 @@ export type SignalInput = {
   conflictFiles?: readonly string[];
   dependencyOutputs?: readonly DependencyOutput[];
   knowledge?: SignalKnowledge;
+  /**
+   * The file (outside the checkout) where the session records what it learned, one JSON object
+   * per line; left out for sessions that record none (merge sessions, `loom prompt`).
+   */
+  learningsFile?: string;
 };
 
 /** The context share at which the action stops a session with a handoff, unless the stage says otherwise. */

@@ -172,3 +172,32 @@ test("knowledge and learnings are fenced as data in the semi-stable section", ()
   assert.match(text, /<knowledge>\nEntry point: src\/main\.ts\n<\/knowledge>/);
   assert.match(text, /- \*\*mistake\*\*: Run prettier before commit\n {2}CI fails otherwise/);
 });
+
+test("injected learnings keep their order (best first), show scope and tags, and are capped in size", () => {
+  const many = Array.from({ length: 12 }, (_, i) => ({
+    category: "pattern",
+    summary: `Learning number ${i} about the api`,
+    detail: `${"d".repeat(900)} ${i}`,
+    tags: ["api"],
+    scope: "src/api.ts",
+  }));
+  const text = buildSignalSections(input({ knowledge: { learnings: many } })).semiStable;
+  assert.match(text, /- \*\*pattern\*\*: Learning number 0 about the api \(scope: src\/api\.ts; tags: api\)/);
+  const shown = [...text.matchAll(/Learning number (\d+)/g)].map((m) => Number(m[1]));
+  assert.deepEqual(shown, [0, 1, 2, 3, 4, 5], "whole learnings, best first, until 6000 characters");
+  assert.ok(text.length < 8000);
+});
+
+test("a session with a learnings file is told where and how to record learnings; a merge session is not", () => {
+  const file = "/runner/tmp/learnings/learnings.jsonl";
+  const stage = buildSignalSections(input({ learningsFile: file }));
+  assert.match(
+    stage.recitation,
+    /\d+\. Before you stop, record what you learned in `\/runner\/tmp\/learnings\/learnings\.jsonl`/,
+  );
+  assert.match(stage.stable, /## Recording Learnings[\s\S]*criteria_met/);
+  assert.doesNotMatch(stage.stable, /learnings\.jsonl/, "the path stays out of the cached prefix");
+  const merge = buildSignalSections(input({ kind: "merge", learningsFile: file }));
+  assert.doesNotMatch(merge.recitation, /learnings/);
+  assert.doesNotMatch(buildSignalSections(input()).recitation, /learnings/);
+});
