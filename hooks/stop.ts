@@ -23,8 +23,11 @@ function readBlockCount(path: string): number {
   return Number.isFinite(count) ? count : 0;
 }
 
+/** The reminder to record learnings goes out once: a session with nothing to record may stop. */
+const LEARNINGS_ASKED = "learnings-asked";
+
 /** What the session still owes before it may stop. */
-export function listMissingWork(cwd: string, env: HookEnv): string[] {
+export function listMissingWork(cwd: string, env: HookEnv, askForLearnings = true): string[] {
   const missing: string[] = [];
   const status = readUncommitted(cwd);
   if (status !== null && status !== "") {
@@ -34,26 +37,36 @@ export function listMissingWork(cwd: string, env: HookEnv): string[] {
     );
   }
   const learnings = env.LOOM_LEARNINGS_FILE;
-  if (learnings !== undefined && (!existsSync(learnings) || statSync(learnings).size === 0)) {
+  if (
+    askForLearnings &&
+    learnings !== undefined &&
+    (!existsSync(learnings) || statSync(learnings).size === 0)
+  ) {
     missing.push(
       `Record what you learned in ${learnings}: one JSON object per line with category, summary, detail, ` +
-        "tags, scope and criteria_met (write one line saying there was nothing to learn if so).",
+        "tags, scope and criteria_met, as Recording Learnings in your assignment describes " +
+        "(write one line saying there was nothing worth keeping if so).",
     );
   }
   return missing;
 }
 
 /**
- * Stop: before the session ends, require committed work and recorded learnings. A circuit breaker
- * (state in `LOOM_STATE_DIR`) blocks at most `LOOM_STOP_MAX_BLOCKS` times, so a session never loops.
+ * Stop: before the session ends, require committed work and ask (once) for recorded learnings. A
+ * circuit breaker (state in `LOOM_STATE_DIR`) blocks at most `LOOM_STOP_MAX_BLOCKS` times, so a
+ * session never loops.
  */
 export function handleStop(input: StopInput, env: HookEnv, _now: Date): HookReply {
   const statePath = env.LOOM_STATE_DIR === undefined ? null : join(env.LOOM_STATE_DIR, "stop-blocks");
   const blocks = statePath === null ? (input.stop_hook_active ? Infinity : 0) : readBlockCount(statePath);
   if (blocks >= env.LOOM_STOP_MAX_BLOCKS) return { exitCode: 0 };
-  const missing = listMissingWork(input.cwd ?? process.cwd(), env);
+  const askedPath = env.LOOM_STATE_DIR === undefined ? null : join(env.LOOM_STATE_DIR, LEARNINGS_ASKED);
+  const asked = askedPath === null ? input.stop_hook_active : existsSync(askedPath);
+  const missing = listMissingWork(input.cwd ?? process.cwd(), env, !asked);
   if (missing.length === 0) return { exitCode: 0 };
   if (statePath !== null) writeFileAtomic(statePath, `${blocks + 1}\n`);
+  if (askedPath !== null && missing.some((m) => m.startsWith("Record what you learned")))
+    writeFileAtomic(askedPath, "1\n");
   return { exitCode: 2, stderr: `loom: before you stop:\n${missing.map((m) => `- ${m}`).join("\n")}\n` };
 }
 

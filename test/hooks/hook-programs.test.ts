@@ -159,6 +159,18 @@ describe("Stop", () => {
     );
   });
 
+  it("asks for learnings once: a session with nothing to record may then stop", () => {
+    const repo = makeRepo("learn-once");
+    const env = {
+      LOOM_STATE_DIR: join(dir, "stop-learn-once"),
+      LOOM_LEARNINGS_FILE: join(dir, "never-written.jsonl"),
+    };
+    const first = runHook("stop", stdin(repo), env);
+    assert.equal(first.code, 2);
+    assert.match(first.stderr, /Record what you learned in .*never-written\.jsonl.*criteria_met/);
+    assert.equal(runHook("stop", stdin(repo), env).code, 0);
+  });
+
   it("without a state directory blocks only when Claude Code is not already continuing from a block", () => {
     const repo = makeRepo("nostate");
     writeFileSync(join(repo, "new.txt"), "x");
