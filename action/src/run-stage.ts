@@ -1,4 +1,4 @@
-import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { renderHandoffMarkdown } from "../../src/artifacts/handoff.ts";
 import type { Heartbeat } from "../../src/artifacts/heartbeat.ts";
@@ -9,6 +9,8 @@ import {
   BundleManifest,
 } from "../../src/artifacts/publish-result.ts";
 import { StageResult, type CheckResult, type CommitInfo } from "../../src/artifacts/stage-result.ts";
+import type { RecordedLearning } from "../../src/knowledge/learning.ts";
+import { selectLearnings } from "../../src/knowledge/select-learnings.ts";
 import { parsePlan } from "../../src/plan/parse-plan.ts";
 import type { Plan, Stage } from "../../src/plan/plan.ts";
 import { redactSecrets } from "../../src/redact/redact-secrets.ts";
@@ -20,6 +22,8 @@ import { decideStageOutcome, type StageVerdict } from "./checks/decide-stage-out
 import { runBeforeStageChecks, runStageChecks } from "./checks/run-checks.ts";
 import { loadSessionCaps, type LoadedSessionCaps } from "./config/load-session-caps.ts";
 import type { RepoConfigRead } from "./config/read-repo-config.ts";
+import { collectLearnings, type CollectedLearnings } from "./knowledge/collect-learnings.ts";
+import { readRepoLearnings } from "./knowledge/read-repo-learnings.ts";
 import { commitLeftovers } from "./git/commit-leftovers.ts";
 import { createBundle } from "./git/create-bundle.ts";
 import { listCommitsSince, readHead } from "./git/list-commits.ts";
@@ -94,6 +98,9 @@ export async function runStage(inputs: RunStageInputs, deps: RunStageDeps): Prom
     inputs.kind === "recovery" && inputs.previous_run_id !== undefined
       ? await loadPreviousSafely(inputs.previous_run_id, deps)
       : undefined;
+  // Read before the session: the session cannot change what its learnings are checked against.
+  const repoLearnings = await readRepoLearnings(deps.workspace);
+  const learningsFile = inputs.kind === "merge" ? undefined : await prepareLearningsFile(deps.tempDir);
   const prompt = buildSignal({
     plan,
     stage,
@@ -104,7 +111,8 @@ export async function runStage(inputs: RunStageInputs, deps: RunStageDeps): Prom
     ...(previous?.handoff === undefined ? {} : { handoff: previous.handoff }),
     ...(previous?.lastHeartbeat === undefined ? {} : { lastHeartbeat: previous.lastHeartbeat }),
     ...(conflictFiles === undefined ? {} : { conflictFiles }),
-    knowledge: await readKnowledge(deps.workspace),
+    knowledge: await readKnowledge(deps.workspace, repoLearnings, inputs.plan_id, stage),
+    ...optional("learningsFile", learningsFile),
   });
   const caps = await loadSessionCaps(deps.readRepoConfig, plan.metadata, stage, inputs);
   for (const note of caps.notes) deps.log("session cap", { note });
@@ -119,7 +127,7 @@ export async function runStage(inputs: RunStageInputs, deps: RunStageDeps): Prom
         "",
         "the run was cancelled before the session started",
       )
-    : await runSessionSafely(inputs, deps, stage, prompt, caps);
+    : await runSessionSafely(inputs, deps, stage, prompt, caps, learningsFile);
   const leftovers = await commitLeftovers(
     deps.workspace,
     `loom: work left uncommitted by stage ${stage.id}, attempt ${inputs.attempt}`,
@@ -140,6 +148,25 @@ export async function runStage(inputs: RunStageInputs, deps: RunStageDeps): Prom
       ? {}
       : { uncommittedReason: "the session left a merge unfinished: nothing was committed" }),
   });
+  const learnings =
+    learningsFile === undefined
+      ? null
+      : await collectLearnings({
+          file: learningsFile,
+          existing: repoLearnings,
+          knownSecrets: deps.knownSecrets,
+          origin: {
+            plan_id: inputs.plan_id,
+            stage_id: inputs.stage_id,
+            attempt: inputs.attempt,
+            recorded_at: new Date(deps.now()).toISOString(),
+          },
+        });
+  if (learnings !== null)
+    deps.log("learnings reviewed", {
+      accepted: learnings.accepted.length,
+      rejected: learnings.rejected.length,
+    });
   const verdict: StageVerdict =
     cancelled && decided.outcome !== "cancelled"
       ? { outcome: "cancelled", reason: `the run was cancelled after the session ended (${session.reason})` }
@@ -157,6 +184,7 @@ export async function runStage(inputs: RunStageInputs, deps: RunStageDeps): Prom
     checks: checks ?? beforeChecks,
     session,
     commits,
+    learnings,
   });
 }
 
@@ -208,8 +236,34 @@ async function loadPreviousSafely(runId: number, deps: RunStageDeps): Promise<Pr
   }
 }
 
-/** The repository's knowledge files (not the learnings log), bounded. */
-async function readKnowledge(workspace: string): Promise<SignalKnowledge> {
+/** A fresh learnings file outside the checkout (so it is never committed), in its own folder. */
+async function prepareLearningsFile(tempDir: string): Promise<string> {
+  const dir = path.join(tempDir, "learnings");
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  return path.join(dir, "learnings.jsonl");
+}
+
+/** The repository's knowledge files (not the learnings log), bounded, and the most relevant learnings. */
+async function readKnowledge(
+  workspace: string,
+  learnings: readonly RecordedLearning[],
+  planId: string,
+  stage: Stage,
+): Promise<SignalKnowledge> {
+  const selected = selectLearnings(learnings, {
+    planId,
+    stageId: stage.id,
+    ...optional("name", stage.name),
+    ...optional("description", stage.description),
+    files: stage.files,
+  }).map((l) => ({
+    category: l.category,
+    summary: l.summary,
+    detail: l.detail,
+    tags: l.tags,
+    scope: l.scope,
+  }));
   const dir = path.join(workspace, KNOWLEDGE_DIR);
   const entries = await readdir(dir).catch(() => [] as string[]);
   const parts: string[] = [];
@@ -220,7 +274,10 @@ async function readKnowledge(workspace: string): Promise<SignalKnowledge> {
     size += text.length;
     parts.push(`### ${KNOWLEDGE_DIR}/${name}\n\n${text}`);
   }
-  return parts.length === 0 ? {} : { summary: parts.join("\n\n") };
+  return {
+    ...(parts.length === 0 ? {} : { summary: parts.join("\n\n") }),
+    ...(selected.length === 0 ? {} : { learnings: selected }),
+  };
 }
 
 async function runSessionSafely(
@@ -229,6 +286,7 @@ async function runSessionSafely(
   stage: Stage,
   prompt: string,
   caps: LoadedSessionCaps,
+  learningsFile: string | undefined,
 ): Promise<SessionOutcome> {
   const stateDir = path.join(deps.tempDir, "session");
   await mkdir(stateDir, { recursive: true });
@@ -262,6 +320,7 @@ async function runSessionSafely(
     allowedTools: inputs.allowed_tools,
     ...optional("signal", deps.signal),
     assignmentFile,
+    ...optional("learningsFile", learningsFile),
     contextBudgetPercent: stage.context_budget ?? inputs.context_budget_percent ?? 65,
     silenceTimeoutMs: inputs.silence_timeout_minutes * 60_000,
     publishHeartbeat,
@@ -343,6 +402,7 @@ type Finish = {
   checks: CheckResult[];
   session: SessionOutcome | null;
   commits?: CommitInfo[];
+  learnings?: CollectedLearnings | null;
 };
 
 async function finish(inputs: RunStageInputs, deps: RunStageDeps, f: Finish): Promise<RunStageResult> {
@@ -376,6 +436,7 @@ async function finish(inputs: RunStageInputs, deps: RunStageDeps, f: Finish): Pr
     permission_denials: (s?.permissionDenials ?? []).map((d) =>
       redact(describePermissionDenial(d)).slice(0, 2000),
     ),
+    ...optional("learnings", f.learnings ?? undefined),
   });
   const resultDir = path.join(deps.tempDir, "result");
   const resultFile = path.join(resultDir, names.RESULT_FILE);

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { runStage, type RunStageDeps } from "../../action/src/run-stage.ts";
@@ -162,5 +162,74 @@ test(
     assert.equal(check?.passed, false);
     assert.equal(check?.exit_code, 1);
     assert.match(check?.output_tail ?? "", /exit code 1, expected 0/);
+  },
+);
+
+test(
+  "with the real Claude Code: the session writes its learnings file outside the checkout; loom-result carries the accepted learning and the rejected one with its reason",
+  { timeout: 110_000 },
+  async (t) => {
+    const learning = {
+      category: "convention",
+      summary: "Greeting files end with a newline",
+      detail:
+        "The acceptance check greps greet.txt; tools that read lines may skip a last line without a newline, so write hello followed by a newline.",
+      tags: ["greeter"],
+      scope: "greet.txt",
+      criteria_met: ["verified", "specific"],
+    };
+    // A token-shaped value built at run time: the write gate must refuse it.
+    const token = `ghp_${"Q1w2E3r4T5".repeat(4).slice(0, 36)}`;
+    const leaky = {
+      ...learning,
+      summary: "The deploy key for the greeter host",
+      detail: `Deploy with ${token} as the password, it never expires.`,
+    };
+    const run = await runWithModel((box) => [
+      {
+        blocks: [
+          {
+            type: "tool_use",
+            name: "Write",
+            input: { file_path: path.join(box.repo, "greet.txt"), content: "hello\n" },
+          },
+        ],
+      },
+      {
+        blocks: [
+          {
+            type: "tool_use",
+            name: "Write",
+            input: {
+              // runStage's tempDir is <box>/tmp: the learnings file is tmp/learnings/learnings.jsonl.
+              file_path: path.join(box.dir, "tmp", "learnings", "learnings.jsonl"),
+              content: `${JSON.stringify(learning)}\n${JSON.stringify(leaky)}\n`,
+            },
+          },
+        ],
+      },
+      { blocks: [{ type: "text", text: "Done." }] },
+    ]);
+    t.after(async () => {
+      run.box.cleanup();
+      await rm(run.uploads, { recursive: true, force: true });
+    });
+    const { result } = run;
+    assert.equal(result.outcome, "completed", result.reason);
+    assert.deepEqual(
+      result.permission_denials,
+      [],
+      "the learnings folder is open to the session's Write tool",
+    );
+    assert.deepEqual(
+      result.learnings?.accepted.map((l) => [l.category, l.summary, l.stage_id]),
+      [["convention", learning.summary, "build"]],
+    );
+    assert.equal(result.learnings?.rejected.length, 1);
+    assert.match(result.learnings?.rejected[0]?.reason ?? "", /write gate.*token/);
+    const uploaded = await readFile(path.join(run.uploads, "loom-result", "loom-result.json"), "utf8");
+    assert.ok(!uploaded.includes(token), "the secret never leaves the job");
+    // The learnings file is not part of the work: only greet.txt was committed.
+    assert.equal(git(run.box.repo, "show", "--name-only", "--format=", "HEAD"), "greet.txt");
   },
 );

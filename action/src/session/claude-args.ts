@@ -11,6 +11,8 @@ export type ClaudeArgsInput = {
   maxTurns?: number;
   appendSystemPrompt?: string;
   settings: HookSettings | Record<string, unknown>;
+  /** Folders outside the working directory the session's tools may use (`--add-dir`). */
+  additionalDirs?: readonly string[];
 };
 
 /**
@@ -37,6 +39,8 @@ export function buildClaudeArgs(input: ClaudeArgsInput): string[] {
   if (input.maxBudgetUsd !== undefined) args.push("--max-budget-usd", String(input.maxBudgetUsd));
   if (input.maxTurns !== undefined) args.push("--max-turns", String(input.maxTurns));
   if (input.appendSystemPrompt !== undefined) args.push("--append-system-prompt", input.appendSystemPrompt);
+  // `--add-dir` takes several values: one flag per folder, each followed by another flag or the end.
+  for (const dir of input.additionalDirs ?? []) args.push("--add-dir", dir);
   return args;
 }
 

@@ -93,6 +93,9 @@ export async function runSession(options: RunSessionOptions): Promise<SessionOut
   const args = buildClaudeArgs({
     ...options,
     settings: options.hooks === null ? {} : buildHookSettings(options.hooks),
+    // The learnings file lives outside the checkout (it must not be committed): its folder is
+    // the one place outside the checkout the session's file tools may write.
+    additionalDirs: options.learningsFile === undefined ? [] : [dirname(options.learningsFile)],
   });
   const env = { ...options.env, ...buildHookEnv({ ...files, ...options }) };
   const child = spawn(options.claudePath, args, {

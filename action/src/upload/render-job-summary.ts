@@ -56,6 +56,21 @@ export function renderJobSummary(result: StageResult): string {
     );
   if (result.deviations.length > 0)
     lines.push("", "### Deviations", "", ...result.deviations.slice(0, 20).map((d) => `- ${cell(d)}`));
+  if (result.learnings !== undefined) {
+    const { accepted, rejected } = result.learnings;
+    lines.push("", "### Learnings", "");
+    if (accepted.length === 0 && rejected.length === 0) lines.push("_The session recorded no learnings._");
+    for (const l of accepted.slice(0, 20)) lines.push(`- ✅ **${l.category}**: ${cell(l.summary)}`);
+    for (const r of rejected.slice(0, 50))
+      lines.push(
+        `- ❌ line ${r.line}${r.summary === undefined ? "" : ` (${cell(r.summary)})`}: ${cell(r.reason)}`,
+      );
+    if (accepted.length > 0)
+      lines.push(
+        "",
+        "_Accepted learnings are committed to `doc/loom/knowledge/learnings/` by the publish job._",
+      );
+  }
   if (result.handoff !== undefined)
     lines.push("", `<details><summary>Handoff</summary>\n\n${result.handoff}\n\n</details>`);
   const text = `${lines.join("\n")}\n`;
