@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import {
@@ -60,6 +60,8 @@ export class PublishFixture {
   readonly workspace = join(this.root, "workspace");
   readonly session = join(this.root, "session");
   readonly artifactDir = join(this.root, "artifact");
+  /** The run job's `loom-result` artifact, when `result()` wrote one. */
+  readonly resultDir = join(this.root, "result-artifact");
   readonly tempDir = join(this.root, "tmp");
   readonly uploads: { name: string; files: string[]; content: unknown }[] = [];
   readonly logs: string[] = [];
@@ -141,10 +143,38 @@ export class PublishFixture {
     writeFileSync(join(this.artifactDir, BUNDLE_MANIFEST_FILE), JSON.stringify(full));
   }
 
+  /** Write the `loom-result` artifact the run job would upload (a valid result with these learnings). */
+  result(accepted: unknown[], change: Record<string, unknown> = {}): void {
+    mkdirSync(this.resultDir, { recursive: true });
+    const result = {
+      version: 1,
+      plan_id: PLAN_ID,
+      stage_id: STAGE_ID,
+      attempt: 1,
+      kind: "stage",
+      outcome: "completed",
+      reason: "done",
+      checks: [],
+      commits: [],
+      head_sha: git(this.session, "rev-parse", "HEAD"),
+      turns: 1,
+      tokens: { input: 0, output: 0, cache_read: 0, cache_creation: 0 },
+      cost_usd: 0,
+      duration_ms: 1,
+      context_percent: 1,
+      deviations: [],
+      permission_denials: [],
+      learnings: { accepted, rejected: [] },
+      ...change,
+    };
+    writeFileSync(join(this.resultDir, "loom-result.json"), JSON.stringify(result));
+  }
+
   readonly deps: PublishDeps = {
     downloadArtifact: (name, directory) => {
-      if (name !== "loom-bundle") return Promise.reject(new Error(`no artifact ${name}`));
-      cpSync(this.artifactDir, directory, { recursive: true });
+      const from = { "loom-bundle": this.artifactDir, "loom-result": this.resultDir }[name];
+      if (from === undefined || !existsSync(from)) return Promise.reject(new Error(`no artifact ${name}`));
+      cpSync(from, directory, { recursive: true });
       return Promise.resolve();
     },
     uploadArtifact: (name, files) => {

@@ -1,7 +1,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { classifyPath } from "../../action/src/publish/classify-path.ts";
-import { isAppendOnly, keepsAllLines } from "../../action/src/publish/check-append-only.ts";
+import {
+  isAppendOnly,
+  keepsAllLines,
+  onlyCombinesParents,
+} from "../../action/src/publish/check-append-only.ts";
 import { parseAddedLines } from "../../action/src/publish/parse-added-lines.ts";
 import { parseBundleHeader } from "../../action/src/publish/parse-bundle-header.ts";
 import { readPublishPolicy, STRICT_POLICY } from "../../action/src/publish/read-publish-policy.ts";
@@ -23,6 +27,9 @@ describe("classifyPath", () => {
     [".mcp.json", "agent-config-change"],
     ["src/claude.ts", null],
     ["doc/loom/knowledge/learnings.md", "knowledge-rewrite"],
+    ["doc/loom/knowledge/learnings/2026-11-22-api-0123abcd.md", "knowledge-rewrite"],
+    ["doc/loom/knowledge/Learnings", "knowledge-rewrite"],
+    ["doc/loom/knowledge/learnings-old/x.md", null],
     ["doc/loom/knowledge/deep/x.md", null],
     ["doc/loom/knowledge/notes.txt", null],
     ["src/index.ts", null],
@@ -44,6 +51,16 @@ describe("append-only knowledge", () => {
   it("for a merge, accepts interleaved additions and refuses dropped lines", () => {
     assert.equal(keepsAllLines("a\nb\nx\n", "a\nb\ny\nx\n"), true);
     assert.equal(keepsAllLines("a\nb\nx\n", "a\nb\ny\n"), false);
+  });
+});
+
+describe("merges into the learnings log", () => {
+  it("accept a result made only of the parents' lines and refuse new, dropped or deleted ones", () => {
+    assert.equal(onlyCombinesParents(["a\nb\n", "a\nc\n"], "a\nb\nc\n"), true);
+    assert.equal(onlyCombinesParents([null, "x\n"], "x\n"), true);
+    assert.equal(onlyCombinesParents(["a\n", "a\n"], "a\nnew\n"), false);
+    assert.equal(onlyCombinesParents(["a\nb\n", "a\n"], "a\n"), false);
+    assert.equal(onlyCombinesParents(["a\n", null], null), false);
   });
 });
 

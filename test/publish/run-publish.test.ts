@@ -7,8 +7,9 @@ import { BUNDLE_FILE, PublishResult } from "../../src/artifacts/publish-result.t
 import { BRANCH, PLAN_ID, PLAN_PATH, PublishFixture, STAGE_ID, git, planText } from "./git-fixture.ts";
 
 const inputs: PublishInputs = { plan_path: PLAN_PATH, plan_id: PLAN_ID, stage_id: STAGE_ID, branch: BRANCH };
-const KNOWLEDGE = "doc/loom/knowledge/learnings.md";
-const knowledge = "# Learnings\n\n- first lesson\n- second lesson\n";
+// An append-only knowledge file of the reference layout (the learnings log has its own rules below).
+const KNOWLEDGE = "doc/loom/knowledge/mistakes.md";
+const knowledge = "# Mistakes\n\n- first lesson\n- second lesson\n";
 
 let fixture: PublishFixture | undefined;
 afterEach(() => fixture?.cleanup());
@@ -51,7 +52,7 @@ describe("publish: a clean bundle", () => {
     const f = setUp();
     const before = f.originRefs();
     f.commit("Add the API", { "src/api.ts": "export const api = 1;\n" });
-    const head = f.commit("Append a learning", { [KNOWLEDGE]: `${knowledge}- third lesson\n` });
+    const head = f.commit("Append a lesson", { [KNOWLEDGE]: `${knowledge}- third lesson\n` });
     f.bundle();
     const result = await publish(f);
     assert.deepEqual(result.refusals, []);

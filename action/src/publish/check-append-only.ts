@@ -26,3 +26,15 @@ function splitLines(text: string): string[] {
   if (text === "") return [];
   return (text.endsWith("\n") ? text.slice(0, -1) : text).split("\n");
 }
+
+/**
+ * For a merge into the learnings log: the result only combines its parents (every parent's lines
+ * kept, no line that no parent has). Deleting a file a parent has is not combining.
+ */
+export function onlyCombinesParents(parents: readonly (string | null)[], merged: string | null): boolean {
+  const present = parents.filter((parent): parent is string => parent !== null);
+  if (merged === null) return present.length === 0;
+  if (!present.every((parent) => keepsAllLines(parent, merged))) return false;
+  const known = new Set(present.flatMap((parent) => splitLines(parent)));
+  return splitLines(merged).every((line) => known.has(line));
+}

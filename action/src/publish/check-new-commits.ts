@@ -1,7 +1,7 @@
 import type { PublishRefusal } from "../../../src/artifacts/publish-result.ts";
 import { findSecrets } from "../../../src/redact/redact-secrets.ts";
-import { isAppendOnly, keepsAllLines } from "./check-append-only.ts";
-import { classifyPath } from "./classify-path.ts";
+import { isAppendOnly, keepsAllLines, onlyCombinesParents } from "./check-append-only.ts";
+import { classifyPath, isLearningsPath } from "./classify-path.ts";
 import { listChangedPaths, readFileAt, type NewCommit } from "./list-new-commits.ts";
 import { parseAddedLines } from "./parse-added-lines.ts";
 import type { PublishPolicy } from "./read-publish-policy.ts";
@@ -60,6 +60,14 @@ async function checkPaths(context: CheckContext, commit: NewCommit): Promise<Pub
         path,
         detail: `commit ${short(commit.sha)} changes agent configuration ${path}; set allow_agent_config_changes: true on the plan or stage to allow it`,
       });
+    } else if (rule === "knowledge-rewrite" && !policy.allow_knowledge_edits && isLearningsPath(path)) {
+      if (!(await isMergedFromParents(context.cwd, commit, path))) {
+        refusals.push({
+          rule,
+          path,
+          detail: `commit ${short(commit.sha)} changes the learnings log ${path}; learnings are recorded in the session's learnings file and committed by loom after checking them (or set allow_knowledge_edits: true)`,
+        });
+      }
     } else if (rule === "knowledge-rewrite" && !policy.allow_knowledge_edits) {
       if (!(await isAppendedOnly(context.cwd, commit, path))) {
         refusals.push({
@@ -86,6 +94,13 @@ async function isAppendedOnly(cwd: string, commit: NewCommit, path: string): Pro
     if (before !== null && (after === null || !keepsAllLines(before, after))) return false;
   }
   return true;
+}
+
+/** Only a merge may touch the learnings log, and only by bringing both sides' learnings together. */
+async function isMergedFromParents(cwd: string, commit: NewCommit, path: string): Promise<boolean> {
+  if (commit.parents.length <= 1) return false;
+  const parents = await Promise.all(commit.parents.map((parent) => readFileAt(cwd, parent, path)));
+  return onlyCombinesParents(parents, await readFileAt(cwd, commit.sha, path));
 }
 
 async function checkSecrets(context: CheckContext, commit: NewCommit): Promise<PublishRefusal[]> {

@@ -14,7 +14,9 @@ const AGENT_CONFIG_FILES = new Set(["claude.md", "claude.local.md", ".mcp.json"]
  * - `.github/**` at the repository root (workflows, actions, `.github/loom.yml`);
  * - `.claude/` at any depth, `CLAUDE.md`, `CLAUDE.local.md`, `.mcp.json` at any depth (a
  *   session whose `working_dir` is a subfolder loads those from there);
- * - `doc/loom/knowledge/*.md`: append-only knowledge files.
+ * - `doc/loom/knowledge/*.md`: append-only knowledge files;
+ * - `doc/loom/knowledge/learnings.md` and `doc/loom/knowledge/learnings/**`: the learnings log,
+ *   written only by the publish job from the learnings the session recorded in its learnings file.
  */
 export function classifyPath(path: string): ProtectedPathRule | null {
   const segments = path.toLowerCase().split("/");
@@ -22,11 +24,16 @@ export function classifyPath(path: string): ProtectedPathRule | null {
   if (segments[0] === ".github") return "workflow-change";
   if (segments.includes(".claude")) return "agent-config-change";
   if (AGENT_CONFIG_FILES.has(segments.at(-1) ?? "")) return "agent-config-change";
-  if (isKnowledgeFile(path)) return "knowledge-rewrite";
+  if (isKnowledgeFile(path) || isLearningsPath(path)) return "knowledge-rewrite";
   return null;
 }
 
 /** `doc/loom/knowledge/<name>.md`: the protected append-only knowledge base. */
 export function isKnowledgeFile(path: string): boolean {
   return /^doc\/loom\/knowledge\/[^/]+\.md$/i.test(path);
+}
+
+/** The learnings log: `learnings.md` and everything under `learnings/` in the knowledge base. */
+export function isLearningsPath(path: string): boolean {
+  return /^doc\/loom\/knowledge\/learnings(\.md$|\/|$)/i.test(path);
 }

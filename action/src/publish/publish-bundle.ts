@@ -8,6 +8,7 @@ import {
   type PublishRule,
 } from "../../../src/artifacts/publish-result.ts";
 import { checkNewCommits } from "./check-new-commits.ts";
+import { commitLearnings } from "./commit-learnings.ts";
 import { listNewCommits, readFileAt } from "./list-new-commits.ts";
 import { parseBundleHeader } from "./parse-bundle-header.ts";
 import { readPublishPolicy } from "./read-publish-policy.ts";
@@ -20,6 +21,11 @@ export type PublishBundleInput = {
   manifestText: string | Error;
   inputs: { plan_path: string; plan_id: string; stage_id: string; branch: string };
   knownSecrets: readonly string[];
+  /** The run's accepted learnings (from `loom-result`), checked again and committed after the bundle. */
+  learnings?: readonly unknown[];
+  /** Scratch folder (the learnings commit's private index). */
+  tempDir?: string;
+  log?: (message: string) => void;
 };
 
 const ID = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
@@ -80,11 +86,28 @@ export async function publishBundle(input: PublishBundleInput): Promise<PublishR
     return refuse("not-fast-forward", `the stage branch ${inputs.branch} does not exist on origin`);
   result.base_sha = base;
 
-  if (manifest.bundle === null) return { ...result, ok: true, head_sha: base };
+  const stageRef = `refs/heads/${inputs.branch}`;
+  /** Adds the learnings commit on top of `tip` and pushes, unless there is nothing new at all. */
+  const finish = async (tip: string): Promise<PublishResult> => {
+    const head = await addLearnings(input, tip);
+    if (head === base) return { ...result, ok: true };
+    const pushed = await runGit(cwd, ["push", "--no-verify", "--porcelain", "origin", `${head}:${stageRef}`]);
+    if (pushed.code !== 0) {
+      return refuse(
+        "push-rejected",
+        `origin refused the push to ${inputs.branch}: ${pushed.stderr.trim().slice(-1000)}`,
+      );
+    }
+    return { ...result, ok: true, pushed_sha: head };
+  };
+
+  if (manifest.bundle === null) {
+    result.head_sha = base;
+    return finish(base);
+  }
   const bundlePath = join(input.bundleDir, manifest.bundle);
   const header = parseBundleHeader(await readBytes(bundlePath));
   if (!header.ok) return refuse("bundle-invalid", `${manifest.bundle}: ${header.reason}`);
-  const stageRef = `refs/heads/${inputs.branch}`;
   const others = header.header.refs.filter((ref) => ref.ref !== stageRef);
   if (others.length > 0 || header.header.refs.length !== 1) {
     const names = others.map((ref) => ref.ref).join(", ") || "(none)";
@@ -112,7 +135,7 @@ export async function publishBundle(input: PublishBundleInput): Promise<PublishR
   const tip = unpacked.code === 0 ? await resolve(cwd, TIP_REF) : null;
   if (tip === null) return refuse("bundle-invalid", `${manifest.bundle} could not be fetched`);
   result.head_sha = tip;
-  if (tip === base) return { ...result, ok: true };
+  if (tip === base) return finish(base);
   if ((await runGit(cwd, ["merge-base", "--is-ancestor", base, tip])).code !== 0) {
     return refuse(
       "not-fast-forward",
@@ -129,15 +152,28 @@ export async function publishBundle(input: PublishBundleInput): Promise<PublishR
     commits,
   );
   if (result.refusals.length > 0) return result;
+  return finish(tip);
+}
 
-  const pushed = await runGit(cwd, ["push", "--no-verify", "--porcelain", "origin", `${tip}:${stageRef}`]);
-  if (pushed.code !== 0) {
-    return refuse(
-      "push-rejected",
-      `origin refused the push to ${inputs.branch}: ${pushed.stderr.trim().slice(-1000)}`,
-    );
-  }
-  return { ...result, ok: true, pushed_sha: tip };
+/** `tip` with the run's learnings committed on top, or `tip` itself when none is left to add. */
+async function addLearnings(input: PublishBundleInput, tip: string): Promise<string> {
+  const log = input.log ?? (() => undefined);
+  if (input.learnings === undefined || input.learnings.length === 0 || input.tempDir === undefined)
+    return tip;
+  const commit = await commitLearnings({
+    cwd: input.cwd,
+    parent: tip,
+    learnings: input.learnings,
+    origin: { plan_id: input.inputs.plan_id, stage_id: input.inputs.stage_id },
+    knownSecrets: input.knownSecrets,
+    tempDir: input.tempDir,
+  });
+  for (const note of commit.skipped) log(`learning not committed: ${note}`);
+  if (commit.sha === null) return tip;
+  log(
+    `committed ${commit.paths.length} learning(s) in ${commit.sha.slice(0, 12)}: ${commit.paths.join(", ")}`,
+  );
+  return commit.sha;
 }
 
 function parseManifest(text: string): BundleManifest | null {

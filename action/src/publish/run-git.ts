@@ -17,7 +17,11 @@ export class GitError extends Error {
 const MAX_BUFFER = 256 * 1024 * 1024;
 
 /** Run git in `cwd` with an argument list (no shell), hooks off; never prompts for credentials. */
-export function runGit(cwd: string, args: readonly string[]): Promise<GitOutput> {
+export function runGit(
+  cwd: string,
+  args: readonly string[],
+  extraEnv: Readonly<Record<string, string>> = {},
+): Promise<GitOutput> {
   return new Promise((resolve, reject) => {
     execFile(
       "git",
@@ -26,7 +30,7 @@ export function runGit(cwd: string, args: readonly string[]): Promise<GitOutput>
         cwd,
         maxBuffer: MAX_BUFFER,
         encoding: "utf8",
-        env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
+        env: { ...process.env, ...extraEnv, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
       },
       (error, stdout, stderr) => {
         if (error !== null && typeof error.code !== "number") {
@@ -40,8 +44,12 @@ export function runGit(cwd: string, args: readonly string[]): Promise<GitOutput>
 }
 
 /** Run git and return stdout; a non-zero exit is a `GitError`. */
-export async function readGit(cwd: string, args: readonly string[]): Promise<string> {
-  const output = await runGit(cwd, args);
+export async function readGit(
+  cwd: string,
+  args: readonly string[],
+  extraEnv: Readonly<Record<string, string>> = {},
+): Promise<string> {
+  const output = await runGit(cwd, args, extraEnv);
   if (output.code !== 0) throw new GitError(args, output);
   return output.stdout;
 }

@@ -8,7 +8,9 @@ import {
   PUBLISH_RESULT_FILE,
   PublishResult,
 } from "../../../src/artifacts/publish-result.ts";
+import { StageResult } from "../../../src/artifacts/stage-result.ts";
 import { redactSecrets } from "../../../src/redact/redact-secrets.ts";
+import { RESULT_ARTIFACT, RESULT_FILE } from "../upload/artifact-port.ts";
 import { publishBundle } from "./publish-bundle.ts";
 
 export const PublishInputs = z.object({
@@ -53,12 +55,16 @@ export async function runPublish(options: PublishOptions): Promise<PublishResult
   await mkdir(resultDir, { recursive: true });
 
   const manifestText = await downloadManifest(options, bundleDir);
+  const learnings = await downloadLearnings(options);
   const outcome = await publishBundle({
     cwd: options.workspace,
     bundleDir,
     manifestText,
     inputs,
     knownSecrets: options.knownSecrets,
+    learnings,
+    tempDir,
+    log: (message) => deps.log(redactSecrets(message, options.knownSecrets)),
   });
   const result = PublishResult.parse({
     ...outcome,
@@ -82,6 +88,35 @@ export async function runPublish(options: PublishOptions): Promise<PublishResult
   await writeFile(resultFile, `${JSON.stringify(result, null, 2)}\n`);
   await deps.uploadArtifact(PUBLISH_ARTIFACT, [resultFile], resultDir);
   return result;
+}
+
+/**
+ * The accepted learnings in the run's `loom-result`, for this plan and stage; none when the
+ * artifact is missing or unreadable (the publish job then pushes the bundle alone).
+ */
+async function downloadLearnings(options: PublishOptions): Promise<unknown[]> {
+  const dir = join(options.tempDir, RESULT_ARTIFACT);
+  try {
+    await mkdir(dir, { recursive: true });
+    await options.deps.downloadArtifact(RESULT_ARTIFACT, dir);
+    const parsed = StageResult.safeParse(JSON.parse(await readFile(join(dir, RESULT_FILE), "utf8")));
+    if (!parsed.success) {
+      options.deps.log(`${RESULT_ARTIFACT} is not a valid result: no learnings to commit`);
+      return [];
+    }
+    const { plan_id, stage_id, learnings } = parsed.data;
+    if (plan_id !== options.inputs.plan_id || stage_id !== options.inputs.stage_id) {
+      options.deps.log(`${RESULT_ARTIFACT} is for another stage: no learnings to commit`);
+      return [];
+    }
+    return learnings?.accepted ?? [];
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    options.deps.log(
+      `no ${RESULT_ARTIFACT} to read learnings from (${redactSecrets(message, options.knownSecrets).slice(0, 300)})`,
+    );
+    return [];
+  }
 }
 
 async function downloadManifest(options: PublishOptions, bundleDir: string): Promise<string | Error> {
