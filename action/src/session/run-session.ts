@@ -93,8 +93,9 @@ export async function runSession(options: RunSessionOptions): Promise<SessionOut
   const args = buildClaudeArgs({
     ...options,
     settings: options.hooks === null ? {} : buildHookSettings(options.hooks),
-    // The learnings file lives outside the checkout (it must not be committed): its folder is
-    // the one place outside the checkout the session's file tools may write.
+    // The learnings file lives outside the checkout (it must not be committed). Its folder is
+    // opened explicitly so a permission mode stricter than acceptEdits still lets the session
+    // write there (Claude Code 2.1 with acceptEdits already does).
     additionalDirs: options.learningsFile === undefined ? [] : [dirname(options.learningsFile)],
   });
   const env = { ...options.env, ...buildHookEnv({ ...files, ...options }) };
