@@ -6,9 +6,10 @@
  * restart afterwards. With them, it serves webhooks (WEBHOOK_SECRET verifies their signature).
  */
 import { hostname } from "node:os";
-import { ProbotOctokit, run } from "probot";
+import { run } from "probot";
 import { readAppConfig } from "./config/app-config.ts";
 import { createGitHubCache } from "./github/github-cache.ts";
+import { UnthrottledOctokit } from "./github/unthrottled-octokit.ts";
 import { createLoomApp } from "./index.ts";
 import { openStore } from "./store/open-store.ts";
 
@@ -43,7 +44,7 @@ async function main(env: NodeJS.ProcessEnv): Promise<void> {
       },
     }),
     // Probot's own Octokit (throttled) unless the operator turned the pacing off.
-    config.githubThrottle ? {} : { Octokit: ProbotOctokit.defaults({ throttle: { enabled: false } }) },
+    config.githubThrottle ? {} : { Octokit: UnthrottledOctokit },
   );
 }
 

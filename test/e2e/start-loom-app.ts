@@ -3,9 +3,10 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import pino from "pino";
-import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
+import { createNodeMiddleware, Probot } from "probot";
 import type { Engine } from "../../app/engine/create-engine.ts";
 import { createGitHubCache } from "../../app/github/github-cache.ts";
+import { UnthrottledOctokit } from "../../app/github/unthrottled-octokit.ts";
 import { createLoomApp } from "../../app/index.ts";
 import type { Store } from "../../app/store/store.ts";
 
@@ -67,7 +68,8 @@ export async function startLoomApp(options: LoomAppOptions): Promise<LoomAppServ
     secret: options.webhookSecret,
     baseUrl: options.githubUrl,
     log: pino({ level: process.env["LOOM_E2E_LOG"] ?? "info" }, sink),
-    Octokit: ProbotOctokit.defaults({ throttle: { enabled: false } }),
+    // As `LOOM_GITHUB_THROTTLE=off`: the emulator limits nothing.
+    Octokit: UnthrottledOctokit,
   });
   let engine: Engine | undefined;
   const middleware = await createNodeMiddleware(
