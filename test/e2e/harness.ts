@@ -2,7 +2,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { openStore } from "../../app/store/open-store.ts";
+import pg from "pg";
+import { openStore, type OpenStoreOptions } from "../../app/store/open-store.ts";
 import type { Store } from "../../app/store/store.ts";
 import type { CheckRunRecord, CommentRecord, PullRecord, Role } from "../emulator/emulator-state.ts";
 import { startEmulator, type Emulator } from "../emulator/start-emulator.ts";
@@ -132,7 +133,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     const replicas = options.replicas ?? 1;
     if (options.appProcess && (options.databaseUrl || replicas > 1))
       throw new Error("appProcess runs one app on a SQLite file");
-    const storeOptions = options.databaseUrl
+    const storeOptions: OpenStoreOptions = options.databaseUrl
       ? { databaseUrl: options.databaseUrl, schema: `e2e_${process.pid}_${Date.now()}` }
       : { sqlitePath: path.join(workDir, "loom.sqlite") };
     const stores: Store[] = [];
@@ -140,6 +141,10 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
       const opened = await openStore(storeOptions);
       stores.push(opened);
       closers.push(() => opened.close());
+    }
+    if (options.databaseUrl) {
+      const url = options.databaseUrl;
+      closers.push(() => dropSchema(url, storeOptions.schema!));
     }
     const store = stores[0]!;
     let offset = 0;
@@ -306,5 +311,16 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     await emulator.close();
     await rm(workDir, { recursive: true, force: true });
     throw error;
+  }
+}
+
+/** Removes a PostgreSQL schema the run created (its tables with it). */
+async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
   }
 }

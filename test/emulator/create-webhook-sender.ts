@@ -3,7 +3,8 @@ import type { Faults } from "./create-faults.ts";
 
 type Json = Record<string, unknown>;
 
-export type DeliveryAttempt = { status: number | null; error?: string };
+/** One POST of a delivery: where it went and the answer (null status: no answer). */
+export type DeliveryAttempt = { url: string; status: number | null; error?: string };
 
 export type Delivery = {
   id: string;
@@ -90,9 +91,9 @@ export function createWebhookSender(
         signal: AbortSignal.timeout(30_000),
       });
       await response.arrayBuffer();
-      delivery.attempts.push({ status: response.status });
+      delivery.attempts.push({ url, status: response.status });
     } catch (error) {
-      delivery.attempts.push({ status: null, error: (error as Error).message });
+      delivery.attempts.push({ url, status: null, error: (error as Error).message });
     }
   }
 
