@@ -208,7 +208,9 @@ test(
           },
         ],
       },
-      { blocks: [{ type: "text", text: "Done." }] },
+      {
+        blocks: [{ type: "text", text: "Done. [DEVIATION Rule 1: recorded a learning nobody asked for]" }],
+      },
     ]);
     t.after(async () => {
       run.box.cleanup();
@@ -216,11 +218,8 @@ test(
     });
     const { result } = run;
     assert.equal(result.outcome, "completed", result.reason);
-    assert.deepEqual(
-      result.permission_denials,
-      [],
-      "the learnings folder is open to the session's Write tool",
-    );
+    assert.deepEqual(result.permission_denials, [], "the session may write its learnings file");
+    assert.deepEqual(result.deviations, ["[DEVIATION Rule 1: recorded a learning nobody asked for]"]);
     assert.deepEqual(
       result.learnings?.accepted.map((l) => [l.category, l.summary, l.stage_id]),
       [["convention", learning.summary, "build"]],
