@@ -1,4 +1,5 @@
 import { test } from "node:test";
+import { execFileSync } from "node:child_process";
 import assert from "node:assert/strict";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -121,4 +122,22 @@ test("a session that records no learnings has none in loom-result; a merge sessi
     }),
   );
   assert.equal(merge?.learningsFile, undefined);
+});
+
+test("a learnings path the session turned into a folder or a FIFO is reported, and the run goes on", async (t) => {
+  for (const make of ["folder", "fifo"] as const) {
+    const f = await makeFixture(STAGE, t);
+    const { result } = await runStage(
+      inputs(),
+      deps(f, async (o) => {
+        const file = o.learningsFile ?? "";
+        if (make === "folder") await mkdir(file);
+        else execFileSync("mkfifo", [file]);
+        return finishedSession(o);
+      }),
+    );
+    assert.ok(result.reason.length > 0, "a result was written");
+    assert.deepEqual(result.learnings?.accepted, []);
+    assert.match(result.learnings?.rejected[0]?.reason ?? "", /could not be read/);
+  }
 });
