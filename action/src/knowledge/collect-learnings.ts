@@ -1,24 +1,9 @@
-import { open, stat } from "node:fs/promises";
 import type { RecordedLearning, RejectedLearning } from "../../../src/knowledge/learning.ts";
 import { reviewLearnings } from "../../../src/knowledge/review-learnings.ts";
+import { readFileHead } from "./read-file-head.ts";
 
 /** The learnings file is read up to this many bytes; a longer one is cut (its cut line is then rejected). */
 export const MAX_LEARNINGS_FILE_CHARS = 256 * 1024;
-
-/** The first `max` bytes of a file as text: a session cannot make the runner read a huge file. */
-async function readHead(file: string, max: number): Promise<string> {
-  // Only a regular file: opening a FIFO the session left there would block the runner.
-  if (!(await stat(file)).isFile())
-    throw Object.assign(new Error("not a regular file"), { code: "ENOTFILE" });
-  const handle = await open(file, "r");
-  try {
-    const buffer = Buffer.alloc(max);
-    const { bytesRead } = await handle.read(buffer, 0, max, 0);
-    return buffer.subarray(0, bytesRead).toString("utf8");
-  } finally {
-    await handle.close();
-  }
-}
 
 export type CollectedLearnings = { accepted: RecordedLearning[]; rejected: RejectedLearning[] };
 
@@ -34,7 +19,7 @@ export type CollectOptions = {
  * near-duplicates against the repository's learnings). Null when the session left no file.
  */
 export async function collectLearnings(options: CollectOptions): Promise<CollectedLearnings | null> {
-  const text = await readHead(options.file, MAX_LEARNINGS_FILE_CHARS).catch(
+  const text = await readFileHead(options.file, MAX_LEARNINGS_FILE_CHARS).catch(
     (error: NodeJS.ErrnoException) => error,
   );
   if (text instanceof Error) {

@@ -1,16 +1,17 @@
-import { readFile, readdir } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import type { RecordedLearning } from "../../../src/knowledge/learning.ts";
 import { LEARNINGS_DIR, LEARNINGS_LOG, parseLearningFile } from "../../../src/knowledge/learning-file.ts";
+import { readFileHead } from "./read-file-head.ts";
 
 /** Learning files read at most (newest names first: they start with the date). */
 export const MAX_LEARNING_FILES = 2000;
 const MAX_FILE_BYTES = 64 * 1024;
 const MAX_LOG_BYTES = 4 * 1024 * 1024;
 
-async function readBounded(file: string, max: number): Promise<string> {
-  const text = await readFile(file, "utf8").catch(() => "");
-  return text.length > max ? text.slice(0, max) : text;
+/** Unreadable, missing or not a regular file (a symlink to a device): no learnings from it. */
+function readBounded(file: string, max: number): Promise<string> {
+  return readFileHead(file, max).catch(() => "");
 }
 
 /** The learnings a checkout holds: `doc/loom/knowledge/learnings/*.md` and `learnings.md`. */
