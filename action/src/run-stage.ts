@@ -85,6 +85,19 @@ export async function runStage(inputs: RunStageInputs, deps: RunStageDeps): Prom
     return finish(inputs, deps, { started, startSha, verdict, checks: [], session: null });
   }
   const { plan, stage } = loaded;
+  const caps = await loadSessionCaps(deps.readRepoConfig, plan.metadata, stage, inputs);
+  for (const note of caps.notes) deps.log("session cap", { note });
+  if (caps.configProblem !== undefined) {
+    // Fail closed: without the repository's config its ceilings cannot be applied, and a session
+    // must not run with more budget than the repository allows.
+    const problem = redactSecrets(caps.configProblem, deps.knownSecrets).slice(0, 400);
+    deps.log("session not started", { problem });
+    const verdict: StageVerdict = {
+      outcome: "crashed",
+      reason: `not started: ${problem}, so its session caps could not be applied; fix it on the default branch (loom retries after a backoff, or \`/loom retry ${stage.id}\`)`,
+    };
+    return finish(inputs, deps, { started, startSha, verdict, checks: [], session: null });
+  }
   const ctx: CheckContext = {
     workspace: deps.workspace,
     env: deps.checkEnv,
@@ -114,10 +127,6 @@ export async function runStage(inputs: RunStageInputs, deps: RunStageDeps): Prom
     knowledge: await readKnowledge(deps.workspace, repoLearnings, inputs.plan_id, stage),
     ...optional("learningsFile", learningsFile),
   });
-  const caps = await loadSessionCaps(deps.readRepoConfig, plan.metadata, stage, inputs);
-  for (const note of caps.notes) deps.log("session cap", { note });
-  if (caps.configProblem !== undefined)
-    deps.log("repository config not used", { problem: redactSecrets(caps.configProblem, deps.knownSecrets) });
   const session = deps.signal?.aborted
     ? stoppedOutcome(
         "cancelled",
@@ -174,13 +183,7 @@ export async function runStage(inputs: RunStageInputs, deps: RunStageDeps): Prom
   return finish(inputs, deps, {
     started,
     startSha,
-    verdict:
-      caps.configProblem === undefined
-        ? verdict
-        : {
-            ...verdict,
-            reason: `${verdict.reason.slice(0, 600)} (${caps.configProblem.slice(0, 300)}; its session caps were not applied)`,
-          },
+    verdict,
     checks: checks ?? beforeChecks,
     session,
     commits,

@@ -70,22 +70,41 @@ test("the repository's ceiling in .github/loom.yml lowers a larger plan value, a
   );
 });
 
-test("an invalid .github/loom.yml is named in the stage result and its caps are not applied", async (t) => {
-  const { seen, result } = await runWith(t, {
-    readRepoConfig: () =>
-      Promise.resolve({ ok: false, reason: ".github/loom.yml is invalid: session.max_turns: bad" }),
-  });
-  assert.equal(seen.maxBudgetUsd, 8);
+test("an invalid .github/loom.yml stops the stage before its session: the ceiling cannot be skipped", async (t) => {
+  const { seen, result } = await runWithout(t, () =>
+    Promise.resolve({ ok: false, reason: ".github/loom.yml is invalid: session.max_turns: bad" }),
+  );
+  assert.equal(seen, undefined, "no session ran");
+  assert.equal(result.outcome, "crashed");
   assert.match(
     result.reason,
-    /\(\.github\/loom\.yml is invalid: session\.max_turns: bad; its session caps were not applied\)$/,
+    /^not started: \.github\/loom\.yml is invalid: session\.max_turns: bad, so its session caps could not be applied; fix it on the default branch/,
   );
+  assert.match(result.reason, /`\/loom retry build`/);
 });
 
-test("a reader that throws does not stop the stage", async (t) => {
-  const { seen, result } = await runWith(t, {
-    readRepoConfig: () => Promise.reject(new Error("socket closed")),
-  });
-  assert.equal(seen.maxTurns, 25);
-  assert.match(result.reason, /cannot read \.github\/loom\.yml: Error: socket closed/);
+test("a config reader that throws stops the stage too, with the error", async (t) => {
+  const { seen, result } = await runWithout(t, () => Promise.reject(new Error("socket closed")));
+  assert.equal(seen, undefined);
+  assert.match(result.reason, /^not started: cannot read \.github\/loom\.yml: Error: socket closed/);
 });
+
+async function runWithout(
+  t: { after: (fn: () => Promise<void>) => void },
+  readRepoConfig: () => Promise<RepoConfigRead>,
+) {
+  const f = await makeFixture(STAGE, t);
+  let seen: RunSessionOptions | undefined;
+  const { result } = await runStage(
+    inputs(),
+    deps(
+      f,
+      (o) => {
+        seen = o;
+        return finishedSession(o);
+      },
+      { readRepoConfig },
+    ),
+  );
+  return { seen, result };
+}

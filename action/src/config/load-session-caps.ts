@@ -10,7 +10,8 @@ export type LoadedSessionCaps = SessionCaps & { configProblem?: string };
 /**
  * Reads the repository config (absent reader: no config), then resolves the session's caps from
  * the stage, the plan, the config and the action inputs. A config that cannot be read or is
- * invalid is left out, so the other sources apply; the problem is returned for the stage result.
+ * invalid is left out of the caps and its problem returned: the caller must not start a session
+ * then (the repository's ceiling would be skipped).
  */
 export async function loadSessionCaps(
   read: (() => Promise<RepoConfigRead>) | undefined,
