@@ -4,13 +4,7 @@ import type { SessionKind } from "../../../src/stage/stage-status.ts";
 
 /** How the session itself ended, as runSession reports it. */
 export type SessionEnd =
-  | "completed"
-  | "needs-handoff"
-  | "hung"
-  | "budget-exceeded"
-  | "max-turns"
-  | "crashed"
-  | "cancelled";
+  "completed" | "needs-handoff" | "hung" | "budget-exceeded" | "max-turns" | "crashed" | "cancelled";
 
 export type StageEvidence = {
   kind: SessionKind;
