@@ -10,10 +10,14 @@ const sections: [string, () => void | Promise<void>][] = [
   ["GitHub API cost of a whole plan (emulator, real app, action and Claude Code)", benchApi],
 ];
 
-const only = process.argv[2];
+const only = process.argv[2]?.toLowerCase();
+const chosen = sections.filter(([name]) => only === undefined || name.toLowerCase().includes(only));
+if (chosen.length === 0) {
+  console.error(`no benchmark section matches "${only}"; sections: ${sections.map(([n]) => n).join("; ")}`);
+  process.exit(1);
+}
 console.log(`loom benchmarks — node ${process.version}, ${new Date().toISOString()}`);
-for (const [name, run] of sections) {
-  if (only && !name.includes(only)) continue;
+for (const [name, run] of chosen) {
   console.log(`\n## ${name}`);
   await run();
 }
