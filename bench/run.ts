@@ -4,20 +4,25 @@ import { benchApi } from "./bench-api.ts";
 import { benchParse } from "./bench-parse.ts";
 import { benchReducer } from "./bench-reducer.ts";
 
-const sections: [string, () => void | Promise<void>][] = [
-  ["plan parsing and validation", benchParse],
-  ["orchestrator reducer", benchReducer],
-  ["GitHub API cost of a whole plan (emulator, real app, action and Claude Code)", benchApi],
+/** [short name for `npm run bench -- <name>`, title, benchmark] */
+const sections: [string, string, () => void | Promise<void>][] = [
+  ["parse", "plan parsing and validation", benchParse],
+  ["reducer", "orchestrator reducer", benchReducer],
+  ["api", "GitHub API cost of a whole plan (emulator, real app, action and Claude Code)", benchApi],
 ];
 
 const only = process.argv[2]?.toLowerCase();
-const chosen = sections.filter(([name]) => only === undefined || name.toLowerCase().includes(only));
+const chosen = sections.filter(
+  ([short, title]) => only === undefined || short === only || title.toLowerCase().includes(only),
+);
 if (chosen.length === 0) {
-  console.error(`no benchmark section matches "${only}"; sections: ${sections.map(([n]) => n).join("; ")}`);
+  console.error(
+    `no benchmark section "${only}"; choose one of: ${sections.map(([short]) => short).join(", ")}`,
+  );
   process.exit(1);
 }
 console.log(`loom benchmarks — node ${process.version}, ${new Date().toISOString()}`);
-for (const [name, run] of chosen) {
-  console.log(`\n## ${name}`);
+for (const [, title, run] of chosen) {
+  console.log(`\n## ${title}`);
   await run();
 }
