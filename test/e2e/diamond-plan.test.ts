@@ -47,24 +47,7 @@ describe(
         }),
       });
       pull = await e2e.openPlan({ files: { [PLAN_PATH]: PLAN } });
-      await e2e.waitFor(
-        "the plan's check run to complete",
-        async () =>
-          (await e2e.checkRuns(pull)).find(
-            (r) => r.name === "loom: PLAN-diamond" && r.status === "completed",
-          ),
-        240_000,
-      );
-      // loom re-creates its check runs on the head its last merge made, and updates the comment.
-      await e2e
-        .waitFor(
-          "every check run on the final head and the final status comment",
-          async () =>
-            (await e2e.checkRuns(pull)).filter((r) => r.status === "completed").length === 5 &&
-            /\*\*4\/4 merged\*\*/.test(e2e.statusComment(pull)?.body ?? ""),
-          30_000,
-        )
-        .catch((error: unknown) => error);
+      await e2e.waitForPlanEnd(pull, "PLAN-diamond", 4, 240_000);
     });
     after(async () => {
       await e2e?.close();

@@ -94,6 +94,12 @@ export type E2E = {
   ): Promise<T>;
   /** loom's check runs on the pull request's current head, newest per name. */
   checkRuns(pull: PullRecord): Promise<CheckRunRecord[]>;
+  /**
+   * Waits for the plan's check run (`loom: <planId>`) to complete, then, best effort, for every
+   * stage's run on the final head to complete and the status comment to show all `stages` merged
+   * (loom re-creates its runs on the head its last merge made).
+   */
+  waitForPlanEnd(pull: PullRecord, planId: string, stages: number, timeoutMs?: number): Promise<void>;
   statusComment(pull: PullRecord): CommentRecord | undefined;
   /** A file on a branch of the emulator's bare repository (null when missing). */
   readFile(branch: string, file: string): Promise<string | null>;
@@ -260,6 +266,24 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
           if (!known || known.id < run.id) newest.set(run.name, run);
         }
         return [...newest.values()].sort((a, b) => a.name.localeCompare(b.name));
+      },
+      async waitForPlanEnd(pull, planId, stages, timeoutMs = 120_000) {
+        await e2e.waitFor(
+          "the plan's check run to complete",
+          async () =>
+            (await e2e.checkRuns(pull)).find((r) => r.name === `loom: ${planId}` && r.status === "completed"),
+          timeoutMs,
+        );
+        const merged = new RegExp(`\\*\\*${stages}/${stages} merged\\*\\*`);
+        await e2e
+          .waitFor(
+            "every check run on the final head and the final status comment",
+            async () =>
+              (await e2e.checkRuns(pull)).filter((r) => r.status === "completed").length === stages + 1 &&
+              merged.test(e2e.statusComment(pull)?.body ?? ""),
+            30_000,
+          )
+          .catch((error: unknown) => error);
       },
       statusComment: (pull) =>
         emulator.state.comments.find(

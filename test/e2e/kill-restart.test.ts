@@ -70,21 +70,7 @@ describe("the app killed at named points and restarted completes its plan", { ti
     await app.start();
     await killed(3);
     await app.start();
-    await e2e.waitFor(
-      "the plan's check run to complete",
-      async () =>
-        (await e2e.checkRuns(pull)).find((r) => r.name === "loom: PLAN-restart" && r.status === "completed"),
-      120_000,
-    );
-    await e2e
-      .waitFor(
-        "every check run on the final head and the final status comment",
-        async () =>
-          (await e2e.checkRuns(pull)).filter((r) => r.status === "completed").length === 3 &&
-          /\*\*2\/2 merged\*\*/.test(e2e.statusComment(pull)?.body ?? ""),
-        30_000,
-      )
-      .catch((error: unknown) => error);
+    await e2e.waitForPlanEnd(pull, "PLAN-restart", 2, 120_000);
   });
   after(async () => {
     await e2e?.close();
