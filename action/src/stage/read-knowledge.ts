@@ -1,0 +1,46 @@
+import { readFile, readdir } from "node:fs/promises";
+import path from "node:path";
+import type { RecordedLearning } from "../../../src/knowledge/learning.ts";
+import { selectLearnings } from "../../../src/knowledge/select-learnings.ts";
+import type { Stage } from "../../../src/plan/plan.ts";
+import type { SignalKnowledge } from "../../../src/signal/signal-input.ts";
+import { optional } from "./optional.ts";
+
+const KNOWLEDGE_DIR = "doc/loom/knowledge";
+const KNOWLEDGE_MAX_CHARS = 24_000;
+
+/** The repository's knowledge files (not the learnings log), bounded, and the most relevant learnings. */
+export async function readKnowledge(
+  workspace: string,
+  learnings: readonly RecordedLearning[],
+  planId: string,
+  stage: Stage,
+): Promise<SignalKnowledge> {
+  const selected = selectLearnings(learnings, {
+    planId,
+    stageId: stage.id,
+    ...optional("name", stage.name),
+    ...optional("description", stage.description),
+    files: stage.files,
+  }).map((l) => ({
+    category: l.category,
+    summary: l.summary,
+    detail: l.detail,
+    tags: l.tags,
+    scope: l.scope,
+  }));
+  const dir = path.join(workspace, KNOWLEDGE_DIR);
+  const entries = await readdir(dir).catch(() => [] as string[]);
+  const parts: string[] = [];
+  let size = 0;
+  for (const name of entries.filter((n) => n.endsWith(".md") && n !== "learnings.md").sort()) {
+    const text = (await readFile(path.join(dir, name), "utf8").catch(() => "")).trim();
+    if (text === "" || size + text.length > KNOWLEDGE_MAX_CHARS) continue;
+    size += text.length;
+    parts.push(`### ${KNOWLEDGE_DIR}/${name}\n\n${text}`);
+  }
+  return {
+    ...(parts.length === 0 ? {} : { summary: parts.join("\n\n") }),
+    ...(selected.length === 0 ? {} : { learnings: selected }),
+  };
+}

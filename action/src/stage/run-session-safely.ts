@@ -1,0 +1,86 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { Heartbeat } from "../../../src/artifacts/heartbeat.ts";
+import type { Stage } from "../../../src/plan/plan.ts";
+import { redactSecrets } from "../../../src/redact/redact-secrets.ts";
+import type { LoadedSessionCaps } from "../config/load-session-caps.ts";
+import type { RunStageInputs } from "../run-stage-inputs.ts";
+import type { RunSessionOptions } from "../session/run-session.ts";
+import type { SessionOutcome } from "../session/session-outcome.ts";
+import * as names from "../upload/artifact-port.ts";
+import { optional } from "./optional.ts";
+import type { RunStageDeps } from "./run-stage-deps.ts";
+import { stoppedOutcome } from "./stopped-outcome.ts";
+
+/**
+ * Writes the assignment, runs the Claude Code session with throttled heartbeat uploads, and turns
+ * a runner that throws into a `crashed` outcome (never an exception).
+ */
+export async function runSessionSafely(
+  inputs: RunStageInputs,
+  deps: RunStageDeps,
+  stage: Stage,
+  prompt: string,
+  caps: LoadedSessionCaps,
+  learningsFile: string | undefined,
+): Promise<SessionOutcome> {
+  const stateDir = path.join(deps.tempDir, "session");
+  await mkdir(stateDir, { recursive: true });
+  const assignmentFile = path.join(stateDir, "assignment.md");
+  await writeFile(assignmentFile, prompt);
+  const transcriptPath = path.join(deps.tempDir, "transcript", names.TRANSCRIPT_FILE);
+  let heartbeats = 0;
+  let lastUploadAt = -Infinity;
+  const gap = deps.heartbeatGapMs ?? names.MIN_HEARTBEAT_UPLOAD_GAP_MS;
+  const publishHeartbeat = async (heartbeat: Heartbeat): Promise<void> => {
+    if (heartbeats >= names.MAX_HEARTBEAT_ARTIFACTS) return;
+    if (deps.now() - lastUploadAt < gap) return;
+    lastUploadAt = deps.now();
+    heartbeats += 1;
+    const dir = path.join(deps.tempDir, "heartbeats", String(heartbeats));
+    await mkdir(dir, { recursive: true });
+    const file = path.join(dir, names.HEARTBEAT_FILE);
+    await writeFile(file, `${JSON.stringify(heartbeat)}\n`);
+    await deps.uploadArtifact(`${names.HEARTBEAT_ARTIFACT_PREFIX}${heartbeats}`, [file], dir);
+  };
+  const options: RunSessionOptions = {
+    prompt,
+    cwd: deps.workspace,
+    claudePath: inputs.claude_path,
+    env: deps.sessionEnv,
+    stageId: stage.id,
+    attempt: inputs.attempt,
+    stateDir,
+    transcriptPath,
+    hooks: deps.hooks,
+    allowedTools: inputs.allowed_tools,
+    ...optional("signal", deps.signal),
+    assignmentFile,
+    ...optional("learningsFile", learningsFile),
+    contextBudgetPercent: stage.context_budget ?? inputs.context_budget_percent ?? 65,
+    silenceTimeoutMs: inputs.silence_timeout_minutes * 60_000,
+    publishHeartbeat,
+    // The uploader above throttles and caps real uploads; runSession's own cap counts calls.
+    toolHeartbeatGapMs: gap,
+    maxHeartbeats: Number.MAX_SAFE_INTEGER,
+    log: deps.log,
+    now: () => new Date(deps.now()),
+    ...optional("model", stage.model ?? inputs.model),
+    ...optional("effort", stage.reasoning_effort),
+    ...optional("maxBudgetUsd", caps.maxBudgetUsd),
+    ...optional("maxTurns", caps.maxTurns),
+  };
+  try {
+    return await deps.runSession(options);
+  } catch (error) {
+    deps.log("the session runner failed", { error: redactSecrets(String(error), deps.knownSecrets) });
+    return stoppedOutcome(
+      "crashed",
+      stage.id,
+      inputs.attempt,
+      deps.now(),
+      transcriptPath,
+      `the session runner failed: ${redactSecrets(String(error), deps.knownSecrets).slice(0, 300)}`,
+    );
+  }
+}

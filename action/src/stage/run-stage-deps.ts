@@ -1,0 +1,43 @@
+import type { StageResult } from "../../../src/artifacts/stage-result.ts";
+import type { RepoConfigRead } from "../config/read-repo-config.ts";
+import type { HookPrograms } from "../session/hook-settings.ts";
+import type { RunSessionOptions } from "../session/run-session.ts";
+import type { SessionOutcome } from "../session/session-outcome.ts";
+import type * as names from "../upload/artifact-port.ts";
+import type { PreviousSession } from "../upload/load-previous-session.ts";
+
+/** What `runStage` needs from the job: the checkout, the environments, the uploads, the clock. */
+export type RunStageDeps = {
+  /** The checkout of the stage branch. */
+  workspace: string;
+  /** A scratch directory outside the checkout (signal, transcript, result, bundle). */
+  tempDir: string;
+  /** The session's environment: holds the model key, no GitHub or Actions tokens. */
+  sessionEnv: Record<string, string | undefined>;
+  /** The checks' environment: no secrets at all. */
+  checkEnv: Record<string, string | undefined>;
+  /** Values redacted from everything that leaves the job. */
+  knownSecrets: readonly string[];
+  hooks: HookPrograms | null;
+  runSession: (options: RunSessionOptions) => Promise<SessionOutcome>;
+  uploadArtifact: names.UploadArtifact;
+  /** The previous run's handoff and heartbeat, for recovery sessions. */
+  loadPrevious: (runId: number) => Promise<PreviousSession>;
+  writeSummary: (markdown: string) => Promise<void>;
+  /**
+   * `.github/loom.yml` from the trusted ref (the dispatched commit, never the stage branch): its
+   * `session:` caps are defaults and ceilings. Left out: no repository config.
+   */
+  readRepoConfig?: () => Promise<RepoConfigRead>;
+  log: (message: string, data?: Record<string, unknown>) => void;
+  now: () => number;
+  /** Heartbeat uploads closer than this are skipped (default `MIN_HEARTBEAT_UPLOAD_GAP_MS`). */
+  heartbeatGapMs?: number;
+  /**
+   * Aborted when the run is cancelled: the session is stopped (or never started), no checks run,
+   * and `loom-result` (outcome `cancelled`, with the handoff) is uploaded before anything else.
+   */
+  signal?: AbortSignal;
+};
+
+export type RunStageResult = { result: StageResult; resultFile: string };
