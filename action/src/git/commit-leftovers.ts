@@ -1,4 +1,4 @@
-import { RUNNER_IDENTITY, runGit, runGitOrThrow } from "./run-git.ts";
+import { RUNNER_IDENTITY, runGit, readGit } from "./run-git.ts";
 
 export type LeftoverCommit =
   | { committed: true; sha: string; files: string[] }
@@ -6,7 +6,7 @@ export type LeftoverCommit =
 
 /** Paths git still lists as unmerged. */
 async function hasUnresolvedConflicts(cwd: string): Promise<boolean> {
-  return (await runGitOrThrow(cwd, ["diff", "--name-only", "--diff-filter=U"])).trim() !== "";
+  return (await readGit(cwd, ["diff", "--name-only", "--diff-filter=U"])).trim() !== "";
 }
 
 /** Staged lines that add a conflict marker (`git diff --check` also reports whitespace: ignored). */
@@ -22,15 +22,15 @@ async function hasConflictMarkers(cwd: string): Promise<boolean> {
  * would be published as if resolved.
  */
 export async function commitLeftovers(cwd: string, message: string): Promise<LeftoverCommit> {
-  const status = await runGitOrThrow(cwd, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
+  const status = await readGit(cwd, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
   if (status === "") return { committed: false, reason: "clean" };
   const merging = (await runGit(cwd, ["rev-parse", "-q", "--verify", "MERGE_HEAD"])).code === 0;
   if (merging && (await hasUnresolvedConflicts(cwd)))
     return { committed: false, reason: "merge-in-progress" };
-  await runGitOrThrow(cwd, ["add", "--all", "--", "."]);
+  await readGit(cwd, ["add", "--all", "--", "."]);
   // Left staged: `git reset` would also drop the merge state.
   if (merging && (await hasConflictMarkers(cwd))) return { committed: false, reason: "merge-in-progress" };
-  const staged = (await runGitOrThrow(cwd, ["diff", "--cached", "--name-only", "-z"]))
+  const staged = (await readGit(cwd, ["diff", "--cached", "--name-only", "-z"]))
     .split("\0")
     .filter((f) => f !== "");
   if (staged.length === 0) return { committed: false, reason: "clean" };
@@ -40,7 +40,7 @@ export async function commitLeftovers(cwd: string, message: string): Promise<Lef
     GIT_COMMITTER_NAME: RUNNER_IDENTITY.name,
     GIT_COMMITTER_EMAIL: RUNNER_IDENTITY.email,
   };
-  await runGitOrThrow(cwd, ["commit", "--no-verify", "-q", "-m", message], { ...process.env, ...identity });
-  const sha = (await runGitOrThrow(cwd, ["rev-parse", "HEAD"])).trim();
+  await readGit(cwd, ["commit", "--no-verify", "-q", "-m", message], { ...process.env, ...identity });
+  const sha = (await readGit(cwd, ["rev-parse", "HEAD"])).trim();
   return { committed: true, sha, files: staged };
 }

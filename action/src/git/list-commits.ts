@@ -1,14 +1,14 @@
 import type { CommitInfo } from "../../../src/artifacts/stage-result.ts";
-import { runGitOrThrow } from "./run-git.ts";
+import { readGit } from "./run-git.ts";
 
 /** The commit HEAD points at. */
 export async function readHead(cwd: string): Promise<string> {
-  return (await runGitOrThrow(cwd, ["rev-parse", "HEAD"])).trim();
+  return (await readGit(cwd, ["rev-parse", "HEAD"])).trim();
 }
 
 /** Commits reachable from HEAD and not from `startSha`, oldest first. */
 export async function listCommitsSince(cwd: string, startSha: string): Promise<CommitInfo[]> {
-  const out = await runGitOrThrow(cwd, ["log", "--reverse", "--format=%H%x00%s%x1e", `${startSha}..HEAD`]);
+  const out = await readGit(cwd, ["log", "--reverse", "--format=%H%x00%s%x1e", `${startSha}..HEAD`]);
   return out
     .split("\x1e")
     .map((record) => record.trim())

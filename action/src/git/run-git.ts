@@ -8,9 +8,14 @@ export const RUNNER_IDENTITY = {
   email: "loom-runner@users.noreply.github.com",
 } as const;
 
+const MAX_BUFFER = 256 * 1024 * 1024;
+
 /**
- * Run git with the repository's hooks and signing turned off (the checked-out branch must not be
- * able to run code through git config) and the runner's identity. Never throws for a non-zero exit.
+ * Runs git in `cwd` with an argument list (no shell) and the checkout's own config defused: its
+ * hooks and commit signing are off (the checked-out branch must not run code through git), paths
+ * are printed unquoted, commits default to the runner's identity (`GIT_AUTHOR_*` in `env` wins),
+ * and git never prompts. A non-zero exit is returned, not thrown; only a git that cannot start at
+ * all (a broken runner) rejects.
  */
 export function runGit(
   cwd: string,
@@ -23,31 +28,36 @@ export function runGit(
     "-c",
     "commit.gpgSign=false",
     "-c",
+    "core.quotePath=false",
+    "-c",
     `user.name=${RUNNER_IDENTITY.name}`,
     "-c",
     `user.email=${RUNNER_IDENTITY.email}`,
     ...args,
   ];
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     execFile(
       "git",
       safeArgs,
       {
         cwd,
         env: { ...env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
-        maxBuffer: 64 * 1024 * 1024,
+        maxBuffer: MAX_BUFFER,
         encoding: "utf8",
       },
       (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
-        resolve({ code, stdout, stderr: error !== null && stderr === "" ? error.message : stderr });
+        if (error !== null && typeof error.code !== "number") {
+          reject(new Error(`git ${args[0] ?? ""} could not run in ${cwd}`, { cause: error }));
+          return;
+        }
+        resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr });
       },
     );
   });
 }
 
-/** Run git and fail loudly: for steps whose failure is a bug or a broken checkout. */
-export async function runGitOrThrow(
+/** Runs git and returns stdout; a non-zero exit is a `GitError` (a bug or a broken checkout). */
+export async function readGit(
   cwd: string,
   args: readonly string[],
   env?: Record<string, string | undefined>,
@@ -58,11 +68,11 @@ export async function runGitOrThrow(
 }
 
 export class GitError extends Error {
+  override readonly name = "GitError";
   readonly args: readonly string[];
   readonly run: GitRun;
   constructor(args: readonly string[], run: GitRun) {
-    super(`git ${args[0] ?? ""} failed (exit ${run.code}): ${run.stderr.trim().slice(0, 500)}`);
-    this.name = "GitError";
+    super(`git ${args.join(" ").slice(0, 200)} exited ${run.code}: ${run.stderr.trim().slice(0, 500)}`);
     this.args = args;
     this.run = run;
   }

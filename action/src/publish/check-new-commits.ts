@@ -5,7 +5,7 @@ import { classifyPath, isLearningsPath } from "./classify-path.ts";
 import { listChangedPaths, readFileAt, type NewCommit } from "./list-new-commits.ts";
 import { parseAddedLines } from "./parse-added-lines.ts";
 import type { PublishPolicy } from "./read-publish-policy.ts";
-import { readGit } from "./run-git.ts";
+import { readGit } from "../git/run-git.ts";
 
 export type CheckContext = {
   cwd: string;

@@ -12,7 +12,7 @@ import {
 } from "../../../src/knowledge/learning-file.ts";
 import { MAX_LEARNINGS_PER_SESSION } from "../../../src/knowledge/review-learnings.ts";
 import { readFileAt } from "./list-new-commits.ts";
-import { readGit } from "./run-git.ts";
+import { readGit } from "../git/run-git.ts";
 
 /** Who writes the learnings commit: the publish job, not the session. */
 export const PUBLISH_IDENTITY = {
@@ -90,6 +90,7 @@ export async function commitLearnings(input: CommitLearningsInput): Promise<Lear
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
   const env = {
+    ...process.env,
     GIT_INDEX_FILE: join(work, "index"),
     GIT_AUTHOR_NAME: PUBLISH_IDENTITY.name,
     GIT_AUTHOR_EMAIL: PUBLISH_IDENTITY.email,

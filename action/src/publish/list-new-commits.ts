@@ -1,4 +1,4 @@
-import { readGit } from "./run-git.ts";
+import { readGit } from "../git/run-git.ts";
 
 export type NewCommit = { sha: string; parents: string[] };
 

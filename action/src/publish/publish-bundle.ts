@@ -12,7 +12,7 @@ import { commitLearnings } from "./commit-learnings.ts";
 import { listNewCommits, readFileAt } from "./list-new-commits.ts";
 import { parseBundleHeader } from "./parse-bundle-header.ts";
 import { readPublishPolicy } from "./read-publish-policy.ts";
-import { runGit } from "./run-git.ts";
+import { runGit } from "../git/run-git.ts";
 
 export type PublishBundleInput = {
   cwd: string;
