@@ -39,6 +39,8 @@ describe(
     let pull: PullRecord;
     before(async () => {
       e2e = await startE2E({
+        // The committed bundle, as a caller's workflow runs it (the other runs use the sources).
+        entry: "dist",
         script: scriptStages({
           a: writeFiles({ "a.txt": "alpha\n" }),
           b: writeFiles({ "b.txt": "beta\n" }),
