@@ -1,4 +1,8 @@
+import path from "node:path";
 import { parseArgs } from "node:util";
+import { readRepoLearnings } from "../action/src/knowledge/read-repo-learnings.ts";
+import { readKnowledge } from "../action/src/stage/read-knowledge.ts";
+import { derivePlanId } from "../src/plan/derive-plan-id.ts";
 import { SESSION_KINDS } from "../src/stage/stage-status.ts";
 import type { SessionKind } from "../src/stage/stage-status.ts";
 import { formatDiagnostics } from "../src/plan/format-diagnostics.ts";
@@ -9,53 +13,80 @@ import { EXIT, UsageError } from "./cli-command.ts";
 import { loadPlan } from "./load-plan.ts";
 
 /**
- * `loom prompt <plan.md> <stage> [--kind stage|recovery|merge] [--attempt N]`: prints the exact
- * signal a session of that stage would get, offline.
+ * `loom prompt <plan.md> <stage> [--kind stage|recovery|merge] [--attempt N] [--repo DIR]`: prints
+ * the signal a session of that stage would get, offline, with the knowledge and the most relevant
+ * learnings of the checkout in DIR (default: the current directory), as the action reads them.
+ * Only the runner's own paths differ (shown under `$RUNNER_TEMP`), and a recovery's handoff.
  */
 export const promptCommand: CliCommand = {
-  usage: "<plan.md> <stage> [--kind stage|recovery|merge] [--attempt N]",
+  usage: "<plan.md> <stage> [--kind stage|recovery|merge] [--attempt N] [--repo DIR]",
   summary: "print the prompt a stage session would get",
   async run(args, io) {
-    const { path, stageId, kind, attempt } = parsePromptArgs(args);
-    const result = await loadPlan(path, io);
+    const { planPath, stageId, kind, attempt, repo } = parsePromptArgs(args);
+    const result = await loadPlan(planPath, io);
     if (!result.ok) {
-      io.stderr(formatDiagnostics(path, buildValidationReport(path, result)));
+      io.stderr(formatDiagnostics(planPath, buildValidationReport(planPath, result)));
       return EXIT.failed;
     }
     const stage = result.plan.stages.find((s) => s.id === stageId);
     if (!stage) {
       const ids = result.plan.stages.map((s) => s.id).join(", ");
-      throw new UsageError(`no stage "${stageId}" in ${path}; its stages are: ${ids}`, { showUsage: false });
+      throw new UsageError(`no stage "${stageId}" in ${planPath}; its stages are: ${ids}`, {
+        showUsage: false,
+      });
     }
-    io.stdout(buildSignal({ plan: result.plan, stage, kind, attempt }));
+    const workspace = path.resolve(repo);
+    const knowledge = await readKnowledge(
+      workspace,
+      await readRepoLearnings(workspace),
+      derivePlanId(planPath),
+      stage,
+    );
+    io.stdout(
+      buildSignal({
+        plan: result.plan,
+        stage,
+        kind,
+        attempt,
+        knowledge,
+        ...(kind === "merge"
+          ? {}
+          : { learningsFile: `$RUNNER_TEMP/loom-${stage.id}-${attempt}/learnings/learnings.jsonl` }),
+      }),
+    );
     return EXIT.ok;
   },
 };
 
 function parsePromptArgs(args: readonly string[]): {
-  path: string;
+  planPath: string;
   stageId: string;
   kind: SessionKind;
   attempt: number;
+  repo: string;
 } {
   let parsed;
   try {
     parsed = parseArgs({
       args: [...args],
-      options: { kind: { type: "string", default: "stage" }, attempt: { type: "string", default: "1" } },
+      options: {
+        kind: { type: "string", default: "stage" },
+        attempt: { type: "string", default: "1" },
+        repo: { type: "string", default: "." },
+      },
       allowPositionals: true,
       strict: true,
     });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error), { cause: error });
   }
-  const [path, stageId, ...extra] = parsed.positionals;
-  if (path === undefined) throw new UsageError("missing the plan file argument");
+  const [planPath, stageId, ...extra] = parsed.positionals;
+  if (planPath === undefined) throw new UsageError("missing the plan file argument");
   if (stageId === undefined) throw new UsageError("missing the stage id argument");
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
   const kind = SESSION_KINDS.find((k) => k === parsed.values.kind);
   if (!kind) throw new UsageError(`--kind must be one of ${SESSION_KINDS.join(", ")}`);
   const attempt = Number(parsed.values.attempt);
   if (!Number.isInteger(attempt) || attempt < 1) throw new UsageError("--attempt must be a whole number ≥ 1");
-  return { path, stageId, kind, attempt };
+  return { planPath, stageId, kind, attempt, repo: parsed.values.repo };
 }
