@@ -77,7 +77,10 @@ export const PublishResult = z.object({
   base_sha: Sha.optional(),
   /** The bundle's tip, when the bundle could be read. */
   head_sha: Sha.optional(),
-  /** Set when the stage branch was moved to the bundle's tip. */
+  /**
+   * Set when the stage branch was moved: to the bundle's tip, or to the commit loom made on top of
+   * it with the run's accepted learnings (`doc/loom/knowledge/learnings/`).
+   */
   pushed_sha: Sha.optional(),
   /** Commits checked (new to origin). */
   commits_checked: z.number().int().nonnegative(),
