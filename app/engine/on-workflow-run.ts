@@ -1,4 +1,5 @@
 import type { OrchestratorEvent } from "../../src/orchestrator/events.ts";
+import { isActiveSession } from "../../src/stage/session-transitions.ts";
 import { readRunOutcome, toRunFinishedEvent } from "../github/read-run-outcome.ts";
 import { applyEvents } from "./apply-events.ts";
 import { buildRepoContext } from "./build-repo-context.ts";
@@ -26,6 +27,10 @@ export async function onWorkflowRun(deps: EngineDeps, payload: unknown): Promise
   if (delivery.action === "in_progress") {
     event = { type: "run.started", at, stageId, attempt, runId: run.id };
   } else {
+    const session = plan.stored.state.stages[stageId]?.sessions.find((s) => s.attempt === attempt);
+    // Already ended (the reconcile read it first, or loom cancelled it as hung): the reducer
+    // would only record a late report, so its artifacts are not downloaded again.
+    if (session !== undefined && !isActiveSession(session)) return;
     const octokit = await deps.getOctokit(repo.installationId);
     const context = await buildRepoContext(deps, octokit, repo, plan.stored.repo);
     // The webhook says completed; the run and its loom-result artifact say how.

@@ -53,6 +53,27 @@ test("a passing root stage is merged into the pull request branch, then its depe
   h = undefined;
 });
 
+test("a repeated completed webhook for a run loom already read does not download its artifacts again", async () => {
+  h = await openDiamond();
+  await finishRun(h, "a");
+  const dispatch = h.fake.dispatches.find((d) => d.inputs["stage_id"] === "a");
+  assert.ok(dispatch);
+  const artifactReads = () =>
+    h!.gh.requests.filter((r) =>
+      r.path.startsWith(`/repos/acme/widgets/actions/runs/${dispatch.runId}/artifacts`),
+    ).length;
+  const before = artifactReads();
+  assert.ok(before > 0, "the first completed webhook read the run's artifacts");
+  await h.receive(
+    "workflow_run",
+    workflowRunPayload("completed", { id: dispatch.runId, displayTitle: `loom ${dispatch.inputs["key"]}` }),
+  );
+  assert.equal(artifactReads(), before);
+  assert.equal(h.fake.merges.length, 1, "and nothing is merged twice");
+  await h.finish();
+  h = undefined;
+});
+
 test("a merge conflict puts the stage in merge-conflict and dispatches a merge session", async () => {
   h = await openDiamond();
   h.fake.mergeAnswers.set("loom/PLAN-diamond/a", [409]);
