@@ -1,6 +1,7 @@
 import type { StageState } from "./state.ts";
 import type { StepContext } from "./step-context.ts";
 import { addNote, emit, endSession, findActiveSession, makeStageKey, moveStage } from "./step-context.ts";
+import { heartbeatDeadline } from "./heartbeat-deadline.ts";
 import { scheduleRetry } from "./schedule-retry.ts";
 
 /**
@@ -39,10 +40,9 @@ function releaseRetry(ctx: StepContext, stage: StageState): void {
 function checkHeartbeat(ctx: StepContext, stage: StageState): void {
   const session = findActiveSession(stage);
   if (!session) return;
-  const { heartbeatTimeoutMs } = ctx.state.settings;
-  const deadline = session.lastSeenAt + heartbeatTimeoutMs;
-  // Within its deadline: `nextWakeAt` tells the app when to look again.
-  if (ctx.at < deadline) return;
+  const deadline = heartbeatDeadline(session, ctx.state.settings);
+  // Queued, or within its deadline: `nextWakeAt` tells the app when to look again.
+  if (deadline === null || ctx.at < deadline) return;
   if (session.runId !== null) {
     emit(ctx, {
       type: "cancelRun",

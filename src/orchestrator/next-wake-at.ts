@@ -1,9 +1,11 @@
 import type { PlanState } from "./state.ts";
+import { heartbeatDeadline } from "./heartbeat-deadline.ts";
 import { findActiveSession } from "./step-context.ts";
 
 /**
  * When the app should next send a `tick` for this plan: the earliest due backoff retry or
- * heartbeat deadline of a running session, or null when nothing is waiting on time.
+ * heartbeat deadline of a live session (not of a run still queued), or null when nothing is
+ * waiting on time.
  */
 export function nextWakeAt(state: PlanState): number | null {
   if (state.closed) return null;
@@ -16,7 +18,8 @@ export function nextWakeAt(state: PlanState): number | null {
     if (!stage) continue;
     if (stage.retryAt !== null) consider(stage.retryAt);
     const session = findActiveSession(stage);
-    if (session) consider(session.lastSeenAt + state.settings.heartbeatTimeoutMs);
+    const deadline = session ? heartbeatDeadline(session, state.settings) : null;
+    if (deadline !== null) consider(deadline);
   }
   return earliest;
 }

@@ -283,11 +283,34 @@ test("a silent session is cancelled as hung after the heartbeat timeout and retr
   assert.match(story.state.rejected.at(-1)?.reason ?? "", /already hung/);
 });
 
+test("a run queued on GitHub waiting for a runner is never taken for hung; once it starts, its heartbeats count", () => {
+  const story = new Story(makePlan([["a", []]]), { settings: { heartbeatTimeoutMs: 300_000 } });
+  story.send({ type: "run.dispatched", stageId: "a", attempt: 1, runId: 77 });
+  assert.equal(nextWakeAt(story.state), null, "nothing to wake for while the run is queued");
+  story.send({ type: "tick" }, 3_600_000);
+  assert.deepEqual(story.of("cancelRun"), []);
+  assert.equal(story.stage("a").sessions[0]?.status, "spawning");
+  story.send({ type: "run.started", stageId: "a", attempt: 1, runId: 77 });
+  assert.equal(nextWakeAt(story.state), story.at + 300_000);
+  story.send({ type: "tick" }, 300_000);
+  assert.equal(story.of("cancelRun").length, 1);
+  assert.equal(story.stage("a").sessions[0]?.status, "hung");
+});
+
+test("a dispatch whose run was never found is still given up after the heartbeat timeout", () => {
+  const story = new Story(makePlan([["a", []]]), { settings: { heartbeatTimeoutMs: 300_000 } });
+  assert.equal(story.stage("a").sessions[0]?.runId, null);
+  story.send({ type: "tick" }, 300_000);
+  assert.equal(story.stage("a").sessions[0]?.status, "hung");
+  assert.notEqual(story.stage("a").retryAt, null, "and retried");
+});
+
 test("a hung run's recovery waits for the cancelled run to upload its handoff, however short the backoff", () => {
   const story = new Story(makePlan([["a", []]]), {
     settings: { heartbeatTimeoutMs: 60_000, backoffBaseMs: 1_000 },
   });
   story.send({ type: "run.dispatched", stageId: "a", attempt: 1, runId: 77 });
+  story.send({ type: "run.started", stageId: "a", attempt: 1, runId: 77 });
   story.send({ type: "tick" }, 60_000);
   assert.equal(story.of("cancelRun").length, 1);
   assert.equal(story.stage("a").retryAt, story.at + CANCEL_GRACE_MS);
