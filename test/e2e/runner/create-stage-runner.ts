@@ -63,9 +63,11 @@ export type StageRunnerOptions = {
   onEvent?: (event: RunnerEvent) => void;
   /**
    * A scripted infrastructure fault for a run: `crash` = the runner dies before the action starts
-   * (the run concludes `failure` with no artifacts, as when a hosted runner is lost).
+   * (the run concludes `failure` with no artifacts, as when a hosted runner is lost);
+   * `crash-at-once` = the same with no delay, so the run may finish before the app has recorded
+   * its dispatch.
    */
-  fault?: (job: StageJob) => "crash" | null;
+  fault?: (job: StageJob) => "crash" | "crash-at-once" | null;
 };
 
 export type StageRunner = Runner & {
@@ -155,8 +157,9 @@ export function createStageRunner(options: StageRunnerOptions): StageRunner {
         workspace: path.join(options.workDir, `run-${run.id}`, "run", "workspace"),
       };
       options.onEvent?.({ type: "run.started", runId: run.id, job });
-      if (options.fault?.(job) === "crash") {
-        await sleep(CRASH_AFTER_MS);
+      const fault = options.fault?.(job) ?? null;
+      if (fault !== null) {
+        if (fault === "crash") await sleep(CRASH_AFTER_MS);
         emulator.runs.complete(run.id, "failure");
         options.onEvent?.({
           type: "run.completed",
