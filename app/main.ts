@@ -31,6 +31,7 @@ async function main(env: NodeJS.ProcessEnv): Promise<void> {
       now: () => Date.now(),
       workerId: config.workerId ?? `${hostname()}:${process.pid}`,
       botLogin: config.botLogin,
+      serverUrl: config.serverUrl,
       cache: createGitHubCache(),
       onEngine: (engine) => {
         engine.start({ pollMs: config.pollIntervalMs, reconcileMs: config.reconcileIntervalMs });

@@ -27,6 +27,11 @@ export const AppConfig = z.object({
    * Server with rate limiting disabled (its default), where the pacing only slows plans down.
    */
   githubThrottle: z.boolean(),
+  /**
+   * Where people open GitHub, for the links loom writes in check runs and comments:
+   * `https://github.com`, or the GitHub Enterprise Server host Probot talks to (`GHE_HOST`).
+   */
+  serverUrl: z.url(),
 });
 export type AppConfig = z.infer<typeof AppConfig>;
 
@@ -49,9 +54,20 @@ export function readAppConfig(env: Record<string, string | undefined>): AppConfi
     botLogin: nonEmpty(env["LOOM_BOT_LOGIN"]),
     workerId: nonEmpty(env["LOOM_WORKER_ID"]),
     githubThrottle: throttle === "on",
+    serverUrl: readServerUrl(env),
   });
 }
 
 function nonEmpty(value: string | undefined): string | null {
   return value === undefined || value.trim() === "" ? null : value.trim();
+}
+
+/** Probot's own reading of `GHE_HOST` / `GHE_PROTOCOL`, without its `/api/v3` API path. */
+function readServerUrl(env: Record<string, string | undefined>): string {
+  const host = nonEmpty(env["GHE_HOST"]);
+  if (host === null) return "https://github.com";
+  const protocol = nonEmpty(env["GHE_PROTOCOL"]) ?? "https";
+  if (protocol !== "http" && protocol !== "https") throw new Error("GHE_PROTOCOL must be http or https");
+  if (!/^[A-Za-z0-9.-]+(:\d+)?$/.test(host)) throw new Error(`GHE_HOST "${host}" is not a host name`);
+  return `${protocol}://${host}`;
 }

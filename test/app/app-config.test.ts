@@ -11,6 +11,7 @@ test("the server's settings default sensibly and come from the environment", () 
     botLogin: null,
     workerId: null,
     githubThrottle: true,
+    serverUrl: "https://github.com",
   });
   const config = readAppConfig({
     DATABASE_URL: "postgres://x@127.0.0.1/loom",
@@ -26,6 +27,16 @@ test("the server's settings default sensibly and come from the environment", () 
   assert.equal(config.pollIntervalMs, 500);
   assert.equal(config.botLogin, "loom[bot]");
   assert.equal(config.githubThrottle, false);
+});
+
+test("on GitHub Enterprise Server the links loom writes point at GHE_HOST, not github.com", () => {
+  assert.equal(readAppConfig({ GHE_HOST: "ghe.example.com" }).serverUrl, "https://ghe.example.com");
+  assert.equal(
+    readAppConfig({ GHE_HOST: "127.0.0.1:8443", GHE_PROTOCOL: "http" }).serverUrl,
+    "http://127.0.0.1:8443",
+  );
+  assert.throws(() => readAppConfig({ GHE_HOST: "ghe.example.com/evil" }), /GHE_HOST/);
+  assert.throws(() => readAppConfig({ GHE_HOST: "ghe.example.com", GHE_PROTOCOL: "ftp" }), /GHE_PROTOCOL/);
 });
 
 test("a bad interval stops the server with a clear message", () => {
