@@ -76,11 +76,17 @@ export function getElapsed(stage: StageState, now: number): number | null {
   return (session.finishedAt ?? now) - start;
 }
 
-/** `2m ago · 45% context · Bash · running tests`, or null without a heartbeat. */
+/**
+ * `14:05 UTC · 45% context · Bash · running tests`, or null without a heartbeat. The time is
+ * absolute: the status comment is rewritten on status changes only, so "2m ago" would go stale
+ * while the page still shows it. The date is added once the heartbeat is from another day.
+ */
 export function formatHeartbeat(heartbeat: Heartbeat | null, now: number): string | null {
   if (!heartbeat) return null;
+  const iso = new Date(heartbeat.timestamp).toISOString();
+  const sameDay = iso.slice(0, 10) === new Date(now).toISOString().slice(0, 10);
   const parts = [
-    `${formatDuration(now - heartbeat.timestamp)} ago`,
+    `${sameDay ? "" : `${iso.slice(0, 10)} `}${iso.slice(11, 16)} UTC`,
     `${Math.round(heartbeat.contextPercent)}% context`,
   ];
   if (heartbeat.lastTool) parts.push(heartbeat.lastTool);

@@ -33,9 +33,20 @@ test("the status comment starts with the plan's hidden marker and shows counts, 
   assert.match(body, /\| `a` \| ✅ completed, merged \| 1 \| 2m 00s \| — \| all 4 checks passed \|/);
   assert.match(
     body,
-    /\| `b` \| 🟡 executing \| 2 \(recovery\) \| 4m 50s \| 4m 00s ago · 42% context · Bash · npm test \| retry 1 after crash \|/,
+    /\| `b` \| 🟡 executing \| 2 \(recovery\) \| 4m 50s \| 12:01 UTC · 42% context · Bash · npm test \| retry 1 after crash \|/,
   );
   assert.match(body, /\| `c` \| ⛔ blocked \(label\) \| — \| — \|/);
+});
+
+test("a heartbeat shows its absolute time (the comment is not rewritten as time passes), with the date once a day old", () => {
+  const old = makeDiamond({
+    b: {
+      status: "executing",
+      attempt: 1,
+      sessions: [makeSession({ lastHeartbeat: makeHeartbeat({ timestamp: T0 - 86_400_000 }) })],
+    },
+  });
+  assert.match(renderStatusComment(old), /\| 2026-11-20 12:00 UTC · 42% context · Bash · npm test \|/);
 });
 
 test("untrusted text cannot break the table, inject HTML or mention people", () => {
