@@ -76,6 +76,13 @@ export function getElapsed(stage: StageState, now: number): number | null {
   return (session.finishedAt ?? now) - start;
 }
 
+/** `14:05 UTC`, or `2026-11-20 14:05 UTC` when `at` is on another day than `now`. */
+export function formatClock(at: number, now: number): string {
+  const iso = new Date(at).toISOString();
+  const sameDay = iso.slice(0, 10) === new Date(now).toISOString().slice(0, 10);
+  return `${sameDay ? "" : `${iso.slice(0, 10)} `}${iso.slice(11, 16)} UTC`;
+}
+
 /**
  * `14:05 UTC · 45% context · Bash · running tests`, or null without a heartbeat. The time is
  * absolute: the status comment is rewritten on status changes only, so "2m ago" would go stale
@@ -83,12 +90,7 @@ export function getElapsed(stage: StageState, now: number): number | null {
  */
 export function formatHeartbeat(heartbeat: Heartbeat | null, now: number): string | null {
   if (!heartbeat) return null;
-  const iso = new Date(heartbeat.timestamp).toISOString();
-  const sameDay = iso.slice(0, 10) === new Date(now).toISOString().slice(0, 10);
-  const parts = [
-    `${sameDay ? "" : `${iso.slice(0, 10)} `}${iso.slice(11, 16)} UTC`,
-    `${Math.round(heartbeat.contextPercent)}% context`,
-  ];
+  const parts = [formatClock(heartbeat.timestamp, now), `${Math.round(heartbeat.contextPercent)}% context`];
   if (heartbeat.lastTool) parts.push(heartbeat.lastTool);
   if (heartbeat.activity) parts.push(heartbeat.activity);
   return parts.join(" · ");

@@ -7,6 +7,7 @@ import { CHECK_OUTPUT_MAX, CHECK_TITLE_MAX, fitText, pickFitting } from "./fit-t
 import {
   describeStatus,
   escapeCell,
+  formatClock,
   formatDuration,
   formatHeartbeat,
   getCurrentSession,
@@ -50,7 +51,7 @@ function renderFacts(state: PlanState, stage: StageState, options: RenderOptions
   if (session?.runId && options.runUrl)
     lines.push(`**Run:** [#${session.runId}](${options.runUrl(session.runId)})`);
   if (session?.detail) lines.push(`**Result:** ${escapeCell(session.detail, 1000)}`);
-  if (stage.retryAt !== null) lines.push(`**Retry due:** in ${formatDuration(stage.retryAt - now)}`);
+  if (stage.retryAt !== null) lines.push(`**Retry due:** ${formatClock(stage.retryAt, now)}`);
   if (stage.dependencies.length > 0) {
     lines.push(`**Depends on:** ${stage.dependencies.map((d) => `\`${escapeCell(d, 128)}\``).join(", ")}`);
   }

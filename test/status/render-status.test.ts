@@ -38,6 +38,18 @@ test("the status comment starts with the plan's hidden marker and shows counts, 
   assert.match(body, /\| `c` \| ⛔ blocked \(label\) \| — \| — \|/);
 });
 
+test("a stage waiting out its backoff shows when the retry is due, as a time", () => {
+  const waiting = makeDiamond({
+    b: {
+      status: "blocked",
+      attempt: 1,
+      retryAt: T0 + 90_000,
+      sessions: [makeSession({ status: "crashed" })],
+    },
+  });
+  assert.match(renderStageCheckRun(waiting, "b").summary, /\*\*Retry due:\*\* 12:01 UTC/);
+});
+
 test("a heartbeat shows its absolute time (the comment is not rewritten as time passes), with the date once a day old", () => {
   const old = makeDiamond({
     b: {
