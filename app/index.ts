@@ -2,6 +2,7 @@ import type { ApplicationFunction, Probot } from "probot";
 import { createEngine } from "./engine/create-engine.ts";
 import type { Engine } from "./engine/create-engine.ts";
 import type { EngineDeps } from "./engine/engine-deps.ts";
+import { createHealthCheck } from "./handlers/health-check.ts";
 import { recordDeliveries } from "./handlers/record-deliveries.ts";
 
 export type LoomAppOptions = Omit<EngineDeps, "getOctokit" | "getBotLogin" | "log"> & {
@@ -18,7 +19,7 @@ export type LoomAppOptions = Omit<EngineDeps, "getOctokit" | "getBotLogin" | "lo
  * record deliveries, and the engine that processes them with the installation's Octokit.
  */
 export function createLoomApp(options: LoomAppOptions): ApplicationFunction {
-  return (app: Probot) => {
+  return (app: Probot, { addHandler }) => {
     const engine = createEngine({
       ...options,
       log: app.log.child({ name: "loom" }),
@@ -30,6 +31,15 @@ export function createLoomApp(options: LoomAppOptions): ApplicationFunction {
       now: options.now,
       wake: options.autoDrain === false ? () => undefined : () => engine.wake(),
     });
+    const healthCheck = createHealthCheck(options.store, (error) =>
+      app.log.warn({ err: error }, "health check: store unreachable"),
+    );
+    try {
+      addHandler(healthCheck);
+    } catch (error) {
+      // `probot.load` without an HTTP server (tests, serverless) has nowhere to serve it.
+      app.log.debug({ err: error }, "no HTTP server: /healthz is not served");
+    }
     options.onEngine?.(engine);
   };
 }

@@ -80,6 +80,10 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       if (!pool.ended) await pool.end();
     },
 
+    async ping() {
+      await query("SELECT 1");
+    },
+
     async getPlan(key) {
       const rows = await query("SELECT * FROM loom_plans WHERE plan_key = $1", [formatPlanKey(key)]);
       return rows[0] === undefined ? null : readPlanRecord(rows[0]);

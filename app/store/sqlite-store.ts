@@ -64,6 +64,15 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       return Promise.resolve();
     },
 
+    ping() {
+      try {
+        all("SELECT 1");
+        return Promise.resolve();
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    },
+
     getPlan(key) {
       const rows = all("SELECT * FROM loom_plans WHERE plan_key = ?", formatPlanKey(key));
       return Promise.resolve(rows[0] === undefined ? null : readPlanRecord(rows[0]));

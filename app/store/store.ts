@@ -124,6 +124,8 @@ export interface Store {
   /** Creates or upgrades the schema (versioned, idempotent, safe when replicas run it at once). */
   migrate(): Promise<void>;
   close(): Promise<void>;
+  /** Resolves when the database answers a trivial query; rejects when it cannot be reached. */
+  ping(): Promise<void>;
 
   // ---- plans ----
   getPlan(key: PlanKey): Promise<PlanRecord | null>;

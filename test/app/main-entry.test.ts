@@ -115,6 +115,8 @@ async function receivesWebhooksOnce(env: Record<string, string>): Promise<void> 
   assert.equal((await post(signature)).status, 200);
   assert.equal((await post(signature)).status, 200, "a redelivery is answered too");
   assert.equal((await post("sha256=" + "0".repeat(64))).status, 400, "a bad signature is refused");
+  const health = await fetchWhenUp(`http://localhost:${port}/healthz`);
+  assert.equal(health.status, 200, "the readiness check sees the store");
   const db = new DatabaseSync(sqlitePath, { readOnly: true });
   try {
     const tables = db

@@ -20,6 +20,15 @@ export function describeStoreContract(createDatabase: CreateTestDatabase): void 
   const open = async (t: TestContext): Promise<Store> =>
     (await openTestStores(t, createDatabase, 1)).stores[0]!;
 
+  describe("health", () => {
+    it("answers a ping while open and refuses one once closed", async (t) => {
+      const store = await open(t);
+      await store.ping();
+      await store.close();
+      await assert.rejects(store.ping());
+    });
+  });
+
   describe("plans", () => {
     it("inserts a plan at version 1 with expectedVersion 0 and reads it back", async (t) => {
       const store = await open(t);
