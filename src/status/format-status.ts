@@ -68,12 +68,17 @@ export function formatAttempt(stage: StageState): string {
   return session.kind === "stage" ? String(session.attempt) : `${session.attempt} (${session.kind})`;
 }
 
-/** Time the current session has run (or ran), or null before the first dispatch. */
-export function getElapsed(stage: StageState, now: number): number | null {
+/**
+ * The current session's time for a page that is not rewritten as time passes: how long it took
+ * once it ended, `since 14:05 UTC` while it runs, `—` before the first dispatch.
+ */
+export function formatElapsed(stage: StageState, now: number): string {
   const session = getCurrentSession(stage);
-  if (!session) return null;
+  if (!session) return "—";
   const start = session.startedAt ?? session.dispatchedAt;
-  return (session.finishedAt ?? now) - start;
+  return session.finishedAt === null
+    ? `since ${formatClock(start, now)}`
+    : formatDuration(session.finishedAt - start);
 }
 
 /** `14:05 UTC`, or `2026-11-20 14:05 UTC` when `at` is on another day than `now`. */

@@ -11,7 +11,7 @@ import {
   formatDuration,
   formatHeartbeat,
   getCurrentSession,
-  getElapsed,
+  formatElapsed,
   getStageCost,
   getStatusIcon,
 } from "./format-status.ts";
@@ -42,8 +42,7 @@ function renderFacts(state: PlanState, stage: StageState, options: RenderOptions
       ? `**Attempt:** ${session.attempt} (${session.kind} session, ${session.status})`
       : "**Attempt:** — (not dispatched yet)",
   );
-  const elapsed = getElapsed(stage, now);
-  if (elapsed !== null) lines.push(`**Elapsed:** ${formatDuration(elapsed)}`);
+  if (session) lines.push(`**Elapsed:** ${formatElapsed(stage, now)}`);
   const heartbeat = formatHeartbeat(session?.lastHeartbeat ?? null, now);
   if (heartbeat) lines.push(`**Last heartbeat:** ${escapeCell(heartbeat, 300)}`);
   const cost = getStageCost(stage);

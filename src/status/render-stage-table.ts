@@ -5,10 +5,9 @@ import {
   describeStatus,
   escapeCell,
   formatAttempt,
-  formatDuration,
   formatHeartbeat,
   getCurrentSession,
-  getElapsed,
+  formatElapsed,
   getStatusIcon,
 } from "./format-status.ts";
 
@@ -47,12 +46,11 @@ export function renderStageTable(state: PlanState, detail: TableDetail, now: num
     ? ["| Stage | Status | Attempt | Elapsed |", "|---|---|---|---|"]
     : ["| Stage | Status | Attempt | Elapsed | Last heartbeat | Notes |", "|---|---|---|---|---|---|"];
   const rows = listStages(state).map((stage) => {
-    const elapsed = getElapsed(stage, now);
     const cells = [
       `\`${escapeCell(stage.id, 128)}\`${stage.removed ? " (removed)" : ""}`,
       `${getStatusIcon(stage)} ${describeStatus(stage)}`,
       formatAttempt(stage),
-      elapsed === null ? "—" : formatDuration(elapsed),
+      formatElapsed(stage, now),
     ];
     if (!bare) {
       const heartbeat = formatHeartbeat(getCurrentSession(stage)?.lastHeartbeat ?? null, now);

@@ -33,7 +33,7 @@ test("the status comment starts with the plan's hidden marker and shows counts, 
   assert.match(body, /\| `a` \| ✅ completed, merged \| 1 \| 2m 00s \| — \| all 4 checks passed \|/);
   assert.match(
     body,
-    /\| `b` \| 🟡 executing \| 2 \(recovery\) \| 4m 50s \| 12:01 UTC · 42% context · Bash · npm test \| retry 1 after crash \|/,
+    /\| `b` \| 🟡 executing \| 2 \(recovery\) \| since 12:00 UTC \| 12:01 UTC · 42% context · Bash · npm test \| retry 1 after crash \|/,
   );
   assert.match(body, /\| `c` \| ⛔ blocked \(label\) \| — \| — \|/);
 });
@@ -87,7 +87,7 @@ test("a stage check run shows status, attempt, elapsed, heartbeat, cost and the 
   assert.equal(view.title, "b: executing");
   for (const want of [
     /\*\*Attempt:\*\* 2 \(recovery session, running\)/,
-    /\*\*Elapsed:\*\* 4m 50s/,
+    /\*\*Elapsed:\*\* since 12:00 UTC/,
     /42% context · Bash · npm test/,
     /\*\*Cost:\*\* \$0\.50/,
     /\[#2002\]\(https:\/\/github\.com\/o\/r\/actions\/runs\/2002\)/,
