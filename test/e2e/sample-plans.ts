@@ -3,6 +3,42 @@ import { planText, resolveConflict, rewriteFile, scriptStages, writeFiles } from
 
 export type SamplePlan = { path: string; id: string; text: string; script: ModelScript };
 
+/** A diamond where every stage writes its own file: `a`, then `b` and `c` in parallel, then `d`. */
+export const DIAMOND_PLAN: SamplePlan = {
+  path: "doc/plans/PLAN-diamond.md",
+  id: "PLAN-diamond",
+  text: planText(
+    "Diamond",
+    `
+- id: a
+  name: Foundation
+  description: Write a.txt, the base every other stage builds on
+  acceptance: ["grep -q alpha a.txt"]
+- id: b
+  name: Left
+  description: Write b.txt next to a.txt
+  dependencies: [a]
+  acceptance: ["grep -q beta b.txt"]
+- id: c
+  name: Right
+  description: Write c.txt next to a.txt
+  dependencies: [a]
+  acceptance: ["grep -q gamma c.txt"]
+- id: d
+  name: Join
+  description: Write d.txt once a, b and c are in
+  dependencies: [b, c]
+  acceptance: ["cat a.txt b.txt c.txt d.txt"]
+`,
+  ),
+  script: scriptStages({
+    a: writeFiles({ "a.txt": "alpha\n" }),
+    b: writeFiles({ "b.txt": "beta\n" }),
+    c: writeFiles({ "c.txt": "gamma\n" }),
+    d: writeFiles({ "d.txt": "delta\n" }),
+  }),
+};
+
 export const CLASH_BASE = "title\nvalue = base\nend\n";
 export const CLASH_RESOLVED = "title\nvalue = left and right\nend\n";
 
