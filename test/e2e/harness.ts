@@ -2,11 +2,11 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import pg from "pg";
 import { openStore, type OpenStoreOptions } from "../../app/store/open-store.ts";
 import type { Store } from "../../app/store/store.ts";
 import type { CheckRunRecord, CommentRecord, PullRecord, Role } from "../emulator/emulator-state.ts";
 import { startEmulator, type Emulator } from "../emulator/start-emulator.ts";
+import { dropSchema } from "../store/test-database.ts";
 import {
   createStageRunner,
   type ModelScript,
@@ -150,7 +150,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     }
     if (options.databaseUrl) {
       const url = options.databaseUrl;
-      closers.push(() => dropSchema(url, storeOptions.schema!));
+      closers.push(() => dropSchema(storeOptions.schema!, url));
     }
     const store = stores[0]!;
     let offset = 0;
@@ -335,16 +335,5 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     await emulator.close();
     await rm(workDir, { recursive: true, force: true });
     throw error;
-  }
-}
-
-/** Removes a PostgreSQL schema the run created (its tables with it). */
-async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await client.end();
   }
 }

@@ -35,8 +35,9 @@ export function createPostgresTestDatabase(): Promise<TestDatabase> {
   });
 }
 
-async function dropSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: testDatabaseUrl });
+/** Removes a PostgreSQL schema and its tables (a test's or an end-to-end run's). */
+export async function dropSchema(schema: string, databaseUrl = testDatabaseUrl): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
