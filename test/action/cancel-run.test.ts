@@ -1,3 +1,4 @@
+import { sandboxDeps } from "./sandbox-deps.ts";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { EventEmitter, once } from "node:events";
@@ -9,12 +10,12 @@ import { pathToFileURL } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it, test } from "node:test";
 import { abortOnSignals } from "../../action/src/abort-on-signals.ts";
-import { runStage, type RunStageDeps } from "../../action/src/run-stage.ts";
+import { runStage } from "../../action/src/run-stage.ts";
 import { RunStageInputs } from "../../action/src/run-stage-inputs.ts";
 import { runSession, type RunSessionOptions } from "../../action/src/session/run-session.ts";
 import { isProcessGroupAlive } from "../../action/src/session/kill-process-group.ts";
 import { startFakeModelServer } from "../support/fake-model-server.ts";
-import { CLAUDE_PATH, createSandbox, HOOKS_DIR } from "../support/fake-model-sandbox.ts";
+import { CLAUDE_PATH, createSandbox } from "../support/fake-model-sandbox.ts";
 import { deps, finishedSession, inputs, makeFixture, planText, readJson } from "./run-stage-fixture.ts";
 
 const ABORT_ON_SIGNALS = path.resolve(import.meta.dirname, "../../action/src/abort-on-signals.ts");
@@ -201,13 +202,7 @@ test(
     let session: RunSessionOptions | null = null;
     let pgid: number | null = null;
     const order: string[] = [];
-    const runDeps: RunStageDeps = {
-      workspace: box.repo,
-      tempDir: path.join(box.dir, "tmp"),
-      sessionEnv: box.claudeEnv(server.url),
-      checkEnv: { PATH: process.env.PATH },
-      knownSecrets: ["sk-ant-test-not-a-key"],
-      hooks: { dir: HOOKS_DIR, extension: "ts", nodePath: process.execPath },
+    const runDeps = sandboxDeps(box, server.url, {
       runSession: async (o) => {
         session = o;
         const outcome = await runSession(o);
@@ -219,12 +214,8 @@ test(
         for (const file of files)
           await cp(file, path.join(uploads, name, path.relative(rootDirectory, file)));
       },
-      loadPrevious: () => Promise.resolve({ notes: [] }),
-      writeSummary: () => Promise.resolve(),
-      log: () => undefined,
-      now: Date.now,
       signal: controller.signal,
-    };
+    });
     const running = runStage(
       RunStageInputs.parse({
         plan_path: "doc/plans/PLAN-demo.md",

@@ -1,15 +1,15 @@
+import { sandboxDeps } from "./sandbox-deps.ts";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { runStage, type RunStageDeps } from "../../action/src/run-stage.ts";
-import { runSession } from "../../action/src/session/run-session.ts";
+import { runStage } from "../../action/src/run-stage.ts";
 import { RunStageInputs } from "../../action/src/run-stage-inputs.ts";
 import { BundleManifest } from "../../src/artifacts/publish-result.ts";
 import { Heartbeat } from "../../src/artifacts/heartbeat.ts";
 import { startFakeModelServer, type FakeTurn } from "../support/fake-model-server.ts";
-import { CLAUDE_PATH, createSandbox, HOOKS_DIR, type Sandbox } from "../support/fake-model-sandbox.ts";
+import { CLAUDE_PATH, createSandbox, type Sandbox } from "../support/fake-model-sandbox.ts";
 import { git, planText, readJson } from "./run-stage-fixture.ts";
 
 const PLAN_PATH = "doc/plans/PLAN-demo.md";
@@ -32,25 +32,14 @@ async function runWithModel(script: (box: Sandbox) => FakeTurn[]) {
   const server = await startFakeModelServer({ turns: script(box) });
   const uploads = await mkdtemp(path.join(tmpdir(), "loom-uploads-"));
   const e2e: E2E = { box, uploads, heartbeats: [] };
-  const deps: RunStageDeps = {
-    workspace: box.repo,
-    tempDir: path.join(box.dir, "tmp"),
-    sessionEnv: box.claudeEnv(server.url),
-    checkEnv: { PATH: process.env.PATH },
-    knownSecrets: ["sk-ant-test-not-a-key"],
-    hooks: { dir: HOOKS_DIR, extension: "ts", nodePath: process.execPath },
-    runSession,
+  const deps = sandboxDeps(box, server.url, {
     uploadArtifact: async (name, files, rootDirectory) => {
       for (const file of files) await cp(file, path.join(uploads, name, path.relative(rootDirectory, file)));
       if (name.startsWith("loom-heartbeat-"))
         e2e.heartbeats.push(Heartbeat.parse(await readJson(files[0] ?? "")));
     },
-    loadPrevious: () => Promise.resolve({ notes: [] }),
-    writeSummary: () => Promise.resolve(),
-    log: () => undefined,
-    now: Date.now,
     heartbeatGapMs: 0,
-  };
+  });
   const inputs = RunStageInputs.parse({
     plan_path: PLAN_PATH,
     plan_id: "PLAN-demo",
