@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { parsePlan } from "../src/plan/parse-plan.ts";
 import { formatMs, measure } from "./measure.ts";
 
-const corpus = fileURLToPath(new URL("../../shared/corpus/plans/", import.meta.url));
+const corpus = fileURLToPath(new URL("../test/fixtures/corpus/plans/", import.meta.url));
 
 /** A plan with `count` stages in layers of ten, each depending on two stages of the layer before. */
 export function generatePlan(count: number): string {

@@ -5,12 +5,12 @@ import { fileURLToPath } from "node:url";
 import type { ValidationReport } from "../../src/plan/validation-report.ts";
 import { runLoom } from "./run-loom.ts";
 
-const corpusDir = new URL("../../../shared/corpus/plans/", import.meta.url);
+const corpusDir = new URL("../fixtures/corpus/plans/", import.meta.url);
 const missing = existsSync(corpusDir)
   ? false
-  : `the plan corpus is not at ${fileURLToPath(corpusDir)} (clone shared/ beside the repository)`;
+  : `the plan corpus is not at ${fileURLToPath(corpusDir)} (a copy of the shared corpus kept in the repository)`;
 
-/** `[id, dependencies, level]` per stage, as ../shared/corpus/README.md expects them. */
+/** `[id, dependencies, level]` per stage, as test/fixtures/corpus/README.md (a copy of ../shared/corpus) expects them. */
 type Expected = { file: string; stages: [string, string[], number][] };
 
 const valid: Expected[] = [

@@ -7,7 +7,7 @@ import { parsePlan } from "../../src/plan/parse-plan.ts";
 import { HEADER, goodStage, planMarkdown } from "./plan-markdown.ts";
 
 const fixture = readFileSync(new URL("../fixtures/plans/PLAN-complex.md", import.meta.url), "utf8");
-const corpusDir = new URL("../../../shared/corpus/plans/", import.meta.url);
+const corpusDir = new URL("../fixtures/corpus/plans/", import.meta.url);
 const corpus = existsSync(corpusDir)
   ? readdirSync(corpusDir)
       .filter((name) => name.endsWith(".md"))
