@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from "node:crypto";
+import { createPrivateKey } from "../support/create-private-key.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,11 +14,7 @@ import { delivery } from "../support/webhook-payloads.ts";
 import { createFakeGitHub, nextSha } from "./fake-github.ts";
 import type { FakeGitHub } from "./fake-github.ts";
 
-const { privateKey } = generateKeyPairSync("rsa", {
-  modulusLength: 2048,
-  privateKeyEncoding: { type: "pkcs1", format: "pem" },
-  publicKeyEncoding: { type: "spki", format: "pem" },
-});
+const privateKey = createPrivateKey();
 
 export const PLAN_PATH = "doc/plans/PLAN-diamond.md";
 export const BOT = "loom-app[bot]";

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { createHmac, generateKeyPairSync } from "node:crypto";
+import { createHmac } from "node:crypto";
+import { createPrivateKey } from "../support/create-private-key.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -81,11 +82,7 @@ async function receivesWebhooksOnce(env: Record<string, string>): Promise<void> 
   const port = await freePort();
   dir = mkdtempSync(join(tmpdir(), "loom-main-"));
   const sqlitePath = join(dir, "loom.sqlite");
-  const { privateKey } = generateKeyPairSync("rsa", {
-    modulusLength: 2048,
-    privateKeyEncoding: { type: "pkcs1", format: "pem" },
-    publicKeyEncoding: { type: "spki", format: "pem" },
-  });
+  const privateKey = createPrivateKey();
   start({
     PORT: String(port),
     APP_ID: "1",

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Probot, ProbotOctokit } from "probot";
 import { UnthrottledOctokit } from "../../app/github/unthrottled-octokit.ts";
-import { createPrivateKey } from "../e2e/start-loom-app.ts";
+import { createPrivateKey } from "../support/create-private-key.ts";
 import { startEmulator, type Emulator } from "../emulator/start-emulator.ts";
 
 const repo = { owner: "acme", repo: "widgets" };

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createPrivateKey } from "./start-loom-app.ts";
+import { createPrivateKey } from "../support/create-private-key.ts";
 
 const MAIN = path.resolve(import.meta.dirname, "../../app/main.ts");
 

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from "node:crypto";
+import { createPrivateKey } from "../support/create-private-key.ts";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
@@ -33,15 +33,6 @@ export type LoomAppOptions = {
   reconcileMs: number;
   onLog?: (line: Record<string, unknown>) => void;
 };
-
-/** A fresh RSA key in PEM, the kind GitHub hands an App. */
-export function createPrivateKey(): string {
-  return generateKeyPairSync("rsa", {
-    modulusLength: 2048,
-    privateKeyEncoding: { type: "pkcs1", format: "pem" },
-    publicKeyEncoding: { type: "spki", format: "pem" },
-  }).privateKey;
-}
 
 /**
  * The loom app as `app/main.ts` wires it (createLoomApp, its engine started with intervals), served
