@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { defaultSqlitePath } from "../store/default-sqlite-path.ts";
 
 /**
  * The server's own settings, from the environment (see `.env.example`). Probot reads its own
@@ -7,7 +8,7 @@ import { z } from "zod";
 export const AppConfig = z.object({
   /** PostgreSQL connection string; when set, replicas share it. Otherwise SQLite. */
   databaseUrl: z.string().min(1).nullable(),
-  /** The SQLite file used when no DATABASE_URL is set. */
+  /** The SQLite file used when no DATABASE_URL is set (`LOOM_SQLITE_PATH`, default `data/loom.sqlite`). */
   sqlitePath: z.string().min(1),
   /** How often every active plan is re-read from GitHub. */
   reconcileIntervalMs: z.number().int().min(1000),
@@ -48,7 +49,7 @@ export function readAppConfig(env: Record<string, string | undefined>): AppConfi
   if (throttle !== "on" && throttle !== "off") throw new Error("LOOM_GITHUB_THROTTLE must be on or off");
   return AppConfig.parse({
     databaseUrl: nonEmpty(env["DATABASE_URL"]),
-    sqlitePath: nonEmpty(env["LOOM_SQLITE_PATH"]) ?? "loom.sqlite",
+    sqlitePath: nonEmpty(env["LOOM_SQLITE_PATH"]) ?? defaultSqlitePath,
     reconcileIntervalMs: Math.round(reconcile.data * 1000),
     pollIntervalMs: Math.round(poll.data * 1000),
     botLogin: nonEmpty(env["LOOM_BOT_LOGIN"]),

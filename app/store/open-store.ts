@@ -1,3 +1,4 @@
+import { defaultSqlitePath } from "./default-sqlite-path.ts";
 import { createPostgresStore } from "./postgres-store.ts";
 import { createSqliteStore } from "./sqlite-store.ts";
 import type { Store } from "./store.ts";
@@ -13,7 +14,7 @@ export type OpenStoreOptions = {
   migrate?: boolean;
 };
 
-export const defaultSqlitePath = "data/loom.sqlite";
+export { defaultSqlitePath };
 
 /** Opens the store the settings ask for (PostgreSQL with a URL, else the SQLite file), migrated. */
 export async function openStore(options: OpenStoreOptions = {}): Promise<Store> {

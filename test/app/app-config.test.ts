@@ -5,7 +5,7 @@ import { readAppConfig } from "../../app/config/app-config.ts";
 test("the server's settings default sensibly and come from the environment", () => {
   assert.deepEqual(readAppConfig({}), {
     databaseUrl: null,
-    sqlitePath: "loom.sqlite",
+    sqlitePath: "data/loom.sqlite",
     reconcileIntervalMs: 60_000,
     pollIntervalMs: 5_000,
     botLogin: null,

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { it } from "node:test";
-import { openStore } from "../../app/store/open-store.ts";
+import { defaultSqlitePath, openStore } from "../../app/store/open-store.ts";
 import { planKey } from "./plan-key-fixture.ts";
 import { createPostgresTestDatabase, findPostgresSkipReason, postgresRequired } from "./test-database.ts";
 
@@ -44,3 +44,9 @@ it(
     assert.equal(await store.getPlan(planKey(1)), null);
   },
 );
+
+it("has one SQLite default path, shared by the App's settings and openStore", async () => {
+  const { readAppConfig } = await import("../../app/config/app-config.ts");
+  assert.equal(defaultSqlitePath, "data/loom.sqlite");
+  assert.equal(readAppConfig({}).sqlitePath, defaultSqlitePath);
+});
