@@ -1,9 +1,14 @@
-import { crc32, inflateRawSync } from "node:zlib";
+import { unzipSync } from "fflate";
+import type { UnzipFileInfo } from "fflate";
 
 /**
- * A small reader for the zip archives GitHub serves artifacts as: the central directory, stored
- * (0) and deflated (8) entries, sizes bounded before anything is inflated, CRC-32 checked.
- * No ZIP64, no encryption: artifacts loom reads are a few small JSON files.
+ * Reads the zip archives GitHub serves artifacts as, with `fflate`. Sizes are bounded before
+ * anything is inflated: `unzipSync` gives every entry an output buffer of its declared size, so the
+ * filter refuses an archive whose entry count or declared sizes pass the limits before a byte is
+ * allocated for them, and an entry that inflates to more than it declared is cut at that size.
+ *
+ * `fflate` checks no CRC: a corrupted entry shows as a deflate error or a size that differs from
+ * the declared one, or else as content the JSON and zod readers after this refuse.
  */
 
 export type ZipLimits = { maxEntries: number; maxEntryBytes: number; maxTotalBytes: number };
@@ -16,93 +21,51 @@ export const DEFAULT_ZIP_LIMITS: ZipLimits = {
 
 export type ZipResult = { ok: true; files: Map<string, Buffer> } | { ok: false; reason: string };
 
-const EOCD = 0x06054b50;
-const CENTRAL = 0x02014b50;
-const LOCAL = 0x04034b50;
-
-function findEndOfCentralDirectory(data: Buffer): number {
-  const last = data.length - 22;
-  for (let at = last; at >= Math.max(0, last - 0xffff); at--) {
-    if (data.readUInt32LE(at) === EOCD) return at;
-  }
-  return -1;
+/** Thrown from the filter to stop `unzipSync` before it inflates anything more. */
+class ZipRefusal extends Error {
+  override name = "ZipRefusal";
 }
 
-type Entry = {
-  name: string;
-  method: number;
-  flags: number;
-  compressed: number;
-  size: number;
-  crc: number;
-  local: number;
-};
-
-function readEntries(data: Buffer, limits: ZipLimits): Entry[] | string {
-  const end = findEndOfCentralDirectory(data);
-  if (end < 0) return "not a zip archive (no end of central directory)";
-  const count = data.readUInt16LE(end + 10);
-  const offset = data.readUInt32LE(end + 16);
-  if (count === 0xffff || offset === 0xffffffff) return "ZIP64 archives are not supported";
-  if (count > limits.maxEntries) return `too many entries (${count} > ${limits.maxEntries})`;
-  const entries: Entry[] = [];
-  let at = offset;
-  for (let i = 0; i < count; i++) {
-    if (at + 46 > data.length || data.readUInt32LE(at) !== CENTRAL)
-      return `broken central directory entry ${i}`;
-    const nameLength = data.readUInt16LE(at + 28);
-    const next = at + 46 + nameLength + data.readUInt16LE(at + 30) + data.readUInt16LE(at + 32);
-    if (next > data.length) return `broken central directory entry ${i}`;
-    entries.push({
-      flags: data.readUInt16LE(at + 8),
-      method: data.readUInt16LE(at + 10),
-      crc: data.readUInt32LE(at + 16),
-      compressed: data.readUInt32LE(at + 20),
-      size: data.readUInt32LE(at + 24),
-      local: data.readUInt32LE(at + 42),
-      name: data.toString("utf8", at + 46, at + 46 + nameLength),
-    });
-    at = next;
-  }
-  return entries;
-}
-
-function readEntry(data: Buffer, entry: Entry, limits: ZipLimits): Buffer | string {
-  if (entry.flags & 1) return `${entry.name} is encrypted`;
-  if (entry.size > limits.maxEntryBytes) return `${entry.name} is too large (${entry.size} bytes)`;
-  if (entry.local + 30 > data.length || data.readUInt32LE(entry.local) !== LOCAL)
-    return `broken local header of ${entry.name}`;
-  const start = entry.local + 30 + data.readUInt16LE(entry.local + 26) + data.readUInt16LE(entry.local + 28);
-  if (start + entry.compressed > data.length) return `${entry.name} is cut short`;
-  const raw = data.subarray(start, start + entry.compressed);
-  let content: Buffer;
-  if (entry.method === 0) content = Buffer.from(raw);
-  else if (entry.method === 8) {
-    try {
-      content = inflateRawSync(raw, { maxOutputLength: Math.max(1, entry.size) });
-    } catch (error) {
-      return `${entry.name} does not inflate: ${(error as Error).message}`;
-    }
-  } else return `${entry.name} uses unsupported compression method ${entry.method}`;
-  if (content.length !== entry.size) return `${entry.name} has the wrong size`;
-  if (crc32(content) !== entry.crc) return `${entry.name} fails its CRC check`;
-  return content;
+/** Refuses entries past the limits, by what the archive declares; remembers declared sizes. */
+function createLimitFilter(limits: ZipLimits, declared: Map<string, number>) {
+  let entries = 0;
+  let total = 0;
+  return (file: UnzipFileInfo): boolean => {
+    entries++;
+    if (entries > limits.maxEntries)
+      throw new ZipRefusal(`too many entries (more than ${limits.maxEntries})`);
+    if (file.name.endsWith("/")) return false;
+    if (file.compression !== 0 && file.compression !== 8)
+      throw new ZipRefusal(`${file.name} uses unsupported compression method ${file.compression}`);
+    if (file.originalSize > limits.maxEntryBytes)
+      throw new ZipRefusal(`${file.name} is too large (${file.originalSize} bytes)`);
+    total += file.originalSize;
+    if (total > limits.maxTotalBytes)
+      throw new ZipRefusal(`archive too large when unpacked (more than ${limits.maxTotalBytes} bytes)`);
+    declared.set(file.name, file.originalSize);
+    return true;
+  };
 }
 
 /** The files of a zip archive by path (directories left out), or why it cannot be read. */
 export function readZip(archive: Uint8Array, limits: ZipLimits = DEFAULT_ZIP_LIMITS): ZipResult {
-  const data = Buffer.from(archive.buffer, archive.byteOffset, archive.byteLength);
-  const entries = readEntries(data, limits);
-  if (typeof entries === "string") return { ok: false, reason: entries };
-  const total = entries.reduce((sum, e) => sum + e.size, 0);
+  const declared = new Map<string, number>();
+  let unzipped: Record<string, Uint8Array>;
+  try {
+    unzipped = unzipSync(archive, { filter: createLimitFilter(limits, declared) });
+  } catch (error) {
+    if (error instanceof ZipRefusal) return { ok: false, reason: error.message };
+    // fflate's own errors: not a zip, a broken directory, data that does not inflate.
+    return { ok: false, reason: `not a readable zip archive (${(error as Error).message})` };
+  }
+  const files = new Map<string, Buffer>();
+  let total = 0;
+  for (const [name, content] of Object.entries(unzipped)) {
+    if (content.length !== declared.get(name)) return { ok: false, reason: `${name} has the wrong size` };
+    total += content.length;
+    files.set(name, Buffer.from(content.buffer, content.byteOffset, content.byteLength));
+  }
   if (total > limits.maxTotalBytes)
     return { ok: false, reason: `archive too large when unpacked (${total} bytes)` };
-  const files = new Map<string, Buffer>();
-  for (const entry of entries) {
-    if (entry.name.endsWith("/")) continue;
-    const content = readEntry(data, entry, limits);
-    if (typeof content === "string") return { ok: false, reason: content };
-    files.set(entry.name, content);
-  }
   return { ok: true, files };
 }

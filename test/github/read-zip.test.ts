@@ -26,14 +26,35 @@ const broken = [
   {
     name: "not a zip",
     data: Buffer.from("hello world, this is not a zip archive at all"),
-    want: /not a zip/,
+    want: /not a readable zip/,
   },
-  { name: "a corrupted entry", data: corrupt(makeZip({ "a.json": "x".repeat(100) }, 0), 40), want: /CRC/ },
+  {
+    // The deflate stream of a.json starts at byte 36 (30-byte local header + name).
+    name: "a corrupted deflated entry",
+    data: corrupt(makeZip({ "a.json": JSON.stringify({ text: "x".repeat(500) }) }), 36),
+    want: /not a readable zip|wrong size/,
+  },
+  {
+    name: "an entry that says it is larger than its data",
+    data: declareSize(makeZip({ "a.json": "x".repeat(100) }), 5000),
+    want: /wrong size/,
+  },
   {
     name: "an entry over the size limit",
     data: makeZip({ "big.json": "x".repeat(2000) }),
     limits: { maxEntries: 10, maxEntryBytes: 1000, maxTotalBytes: 10_000 },
-    want: /too large/,
+    want: /too large \(2000 bytes\)/,
+  },
+  {
+    name: "entries that together pass the total limit",
+    data: makeZip({ a: "x".repeat(600), b: "y".repeat(600) }),
+    limits: { maxEntries: 10, maxEntryBytes: 1000, maxTotalBytes: 1000 },
+    want: /archive too large/,
+  },
+  {
+    name: "an entry declaring more than the limit, refused before it is inflated",
+    data: declareSize(makeZip({ "huge.json": "x" }), 4_000_000_000),
+    want: /too large \(4000000000 bytes\)/,
   },
   {
     name: "too many entries",
@@ -44,9 +65,17 @@ const broken = [
   {
     name: "a truncated archive",
     data: makeZip({ "a.json": "x".repeat(300) }).subarray(0, 20),
-    want: /not a zip/,
+    want: /not a readable zip/,
   },
 ];
+
+/** Rewrites the uncompressed size the central directory declares for the (only) entry. */
+function declareSize(zip: Buffer, size: number): Buffer {
+  const copy = Buffer.from(zip);
+  const at = copy.lastIndexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+  copy.writeUInt32LE(size, at + 24);
+  return copy;
+}
 
 function corrupt(zip: Buffer, at: number): Buffer {
   const copy = Buffer.from(zip);
@@ -62,11 +91,27 @@ for (const c of broken) {
   });
 }
 
-test("a deflate bomb is stopped at the declared size", () => {
-  const zip = makeZip({ "bomb.json": "0".repeat(1_000_000) });
-  // Lie about the size in the central directory: claim 100 bytes.
-  const at = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
-  zip.writeUInt32LE(100, at + 24);
-  const result = readZip(zip);
+test("a deflate bomb that lies about its size never inflates past the size it declares", () => {
+  // A megabyte of zeros that the central directory says is 100 bytes.
+  const result = readZip(declareSize(makeZip({ "bomb.json": "0".repeat(1_000_000) }), 100));
+  assert.ok(!result.ok || (result.files.get("bomb.json")?.length ?? 0) <= 100);
+});
+
+test("a deflate bomb that declares its size is refused by the limits before it is inflated", () => {
+  const result = readZip(makeZip({ "bomb.json": "0".repeat(1_000_000) }), {
+    maxEntries: 10,
+    maxEntryBytes: 1000,
+    maxTotalBytes: 10_000,
+  });
   assert.equal(result.ok, false);
+  assert.match(result.ok ? "" : result.reason, /bomb.json is too large \(1000000 bytes\)/);
+});
+
+test("a zip at the limits exactly is read", () => {
+  const result = readZip(makeZip({ a: "x".repeat(500), b: "y".repeat(500) }), {
+    maxEntries: 2,
+    maxEntryBytes: 500,
+    maxTotalBytes: 1000,
+  });
+  assert.equal(result.ok && result.files.size, 2);
 });
