@@ -1,5 +1,4 @@
 import * as core from "@actions/core";
-import { DefaultArtifactClient } from "@actions/artifact";
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -9,13 +8,22 @@ import { z } from "zod";
 import { redactSecrets } from "../../src/redact/redact-secrets.ts";
 import { abortOnSignals } from "./abort-on-signals.ts";
 import { readRepoConfig } from "./config/read-repo-config.ts";
+import { createGitHubClient } from "./github/create-github-client.ts";
 import { createArtifactDeps } from "./publish/create-artifact-deps.ts";
 import { PublishInputs, runPublish } from "./publish/run-publish.ts";
 import { runStage } from "./run-stage.ts";
 import { RunStageInputs } from "./run-stage-inputs.ts";
 import type { HookPrograms } from "./session/hook-settings.ts";
+import {
+  checkCloudProviderInputs,
+  CloudProviderInputs,
+  isProviderVariable,
+  listProviderSecrets,
+  ProviderInputs,
+  resolveProviderEnv,
+} from "./session/provider-env.ts";
 import { runSession } from "./session/run-session.ts";
-import { createArtifactClient } from "./upload/create-artifact-client.ts";
+import { createJobArtifacts } from "./upload/create-job-artifacts.ts";
 import { loadPreviousSession } from "./upload/load-previous-session.ts";
 
 type Env = Record<string, string | undefined>;
@@ -39,6 +47,13 @@ const RUN_INPUTS = [
   "check_timeout_minutes",
   "allowed_tools",
 ] as const;
+const PROVIDER_INPUTS = ["provider", "aws_region", "gcp_project", "gcp_region"] as const;
+const CLOUD_INPUTS = [
+  ...PROVIDER_INPUTS,
+  "aws_role_arn",
+  "gcp_workload_identity_provider",
+  "gcp_service_account",
+] as const;
 
 /** Variables no child process of the action may see: inputs (the token), Actions runtime tokens. */
 function isRunnerSecretName(name: string): boolean {
@@ -56,20 +71,17 @@ function pickEnv(env: Env, keep: (name: string) => boolean): Env {
 }
 
 /**
- * The environments of the action's children: the session gets the model key and nothing of the
- * runner's tokens (inputs, Actions runtime, GITHUB_TOKEN); the checks get no key either.
+ * The environments of the action's children. Neither inherits the runner's tokens (inputs, Actions
+ * runtime, GITHUB_TOKEN) nor any model provider's variables; the session gets exactly `providerEnv`
+ * (the chosen provider's key or cloud credentials), the checks get no credentials at all.
  */
-export function splitEnv(env: Env): { sessionEnv: Env; checkEnv: Env } {
-  const sessionEnv: Env = {
-    ...pickEnv(env, (name) => !isRunnerSecretName(name)),
+export function splitEnv(env: Env, providerEnv: Env): { sessionEnv: Env; checkEnv: Env } {
+  const checkEnv: Env = {
+    ...pickEnv(env, (name) => !isRunnerSecretName(name) && !isProviderVariable(name)),
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     DISABLE_TELEMETRY: "1",
   };
-  const checkEnv = pickEnv(
-    sessionEnv,
-    (name) => name !== "ANTHROPIC_API_KEY" && name !== "ANTHROPIC_AUTH_TOKEN",
-  );
-  return { sessionEnv, checkEnv };
+  return { sessionEnv: { ...checkEnv, ...providerEnv }, checkEnv };
 }
 
 function readInputs(names: readonly string[]): Record<string, string> {
@@ -99,29 +111,36 @@ async function runMode(env: Env): Promise<void> {
 }
 
 async function runModeUntilCancelled(env: Env, signal: AbortSignal): Promise<void> {
-  const apiKey = env.ANTHROPIC_API_KEY ?? "";
   const githubToken = core.getInput("github_token");
   const knownSecrets = [
-    apiKey,
+    ...listProviderSecrets(env),
     githubToken,
     env.ACTIONS_RUNTIME_TOKEN ?? "",
     env.ACTIONS_ID_TOKEN_REQUEST_TOKEN ?? "",
   ].filter((value) => value !== "");
   for (const secret of knownSecrets) core.setSecret(secret);
-  if (apiKey === "") core.warning("ANTHROPIC_API_KEY is not set: the session cannot reach the model.");
   const parsed = RunStageInputs.safeParse(readInputs(RUN_INPUTS));
   if (!parsed.success) return core.setFailed(`loom: invalid inputs:\n${z.prettifyError(parsed.error)}`);
   const inputs = parsed.data;
+  const providerInputs = ProviderInputs.safeParse(readInputs(PROVIDER_INPUTS));
+  if (!providerInputs.success)
+    return core.setFailed(`loom: invalid inputs:\n${z.prettifyError(providerInputs.error)}`);
+  // Before anything runs: a missing key is a clear job error, not an auth failure deep in the log.
+  const provider = resolveProviderEnv(providerInputs.data, env, existsSync);
+  if (!provider.ok)
+    return core.setFailed(`loom: the session cannot reach the model:\n${provider.problems.join("\n")}`);
+  core.info(`loom: model provider ${provider.provider}`);
   const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
   const tempDir = path.join(env.RUNNER_TEMP ?? tmpdir(), `loom-${inputs.stage_id}-${inputs.attempt}`);
   await mkdir(tempDir, { recursive: true });
   const hooks = locateHooks();
   if (hooks === null)
     core.warning("loom's hook programs were not found next to the action: running without hooks.");
-  const artifacts = createArtifactClient();
+  // The artifact API the server speaks: v4 on github.com and GHE.com, v3 on GHES.
+  const artifacts = createJobArtifacts(env);
   const [owner = "", repo = ""] = (env.GITHUB_REPOSITORY ?? "").split("/");
   const redact = (text: string): string => redactSecrets(text, knownSecrets);
-  const { sessionEnv, checkEnv } = splitEnv(env);
+  const { sessionEnv, checkEnv } = splitEnv(env, provider.env);
   const { result, resultFile } = await runStage(inputs, {
     workspace,
     tempDir,
@@ -143,11 +162,12 @@ async function runModeUntilCancelled(env: Env, signal: AbortSignal): Promise<voi
     // The dispatched commit (the default branch), not the checked-out stage branch.
     readRepoConfig: () =>
       readRepoConfig({
-        apiUrl: env.GITHUB_API_URL ?? "https://api.github.com",
+        github: createGitHubClient({
+          token: githubToken,
+          apiUrl: env.GITHUB_API_URL ?? "https://api.github.com",
+        }),
         repository: env.GITHUB_REPOSITORY ?? "",
         ref: env.GITHUB_SHA ?? "",
-        token: githubToken,
-        fetch,
       }),
     log: (message, data) =>
       core.info(redact(data === undefined ? message : `${message} ${JSON.stringify(data)}`)),
@@ -155,10 +175,24 @@ async function runModeUntilCancelled(env: Env, signal: AbortSignal): Promise<voi
     signal,
   });
   core.setOutput("outcome", result.outcome);
+  core.setOutput("cost_usd", String(result.cost_usd));
+  core.setOutput("turns", String(result.turns));
   core.setOutput("result_path", resultFile);
   // The outcome travels in loom-result; the job fails only when the action itself broke, so the
   // publish job still pushes a handoff's commits.
   core.info(`loom: ${result.outcome}: ${result.reason}`);
+}
+
+/**
+ * `preflight` (loom-stage-oidc.yml, before the cloud login): the workflow inputs the chosen cloud
+ * provider needs are all set, or the job fails naming each missing one.
+ */
+function preflightMode(): void {
+  const parsed = CloudProviderInputs.safeParse(readInputs(CLOUD_INPUTS));
+  if (!parsed.success) return core.setFailed(`loom: invalid inputs:\n${z.prettifyError(parsed.error)}`);
+  const problems = checkCloudProviderInputs(parsed.data);
+  if (problems.length > 0) return core.setFailed(`loom: ${problems.join("\n")}`);
+  core.info(`loom: provider ${parsed.data.provider} is configured`);
 }
 
 async function publishMode(env: Env): Promise<void> {
@@ -175,7 +209,7 @@ async function publishMode(env: Env): Promise<void> {
     tempDir,
     inputs,
     knownSecrets,
-    deps: { ...createArtifactDeps(new DefaultArtifactClient()), log: (message) => core.info(message) },
+    deps: { ...createArtifactDeps(createJobArtifacts(env)), log: (message) => core.info(message) },
   });
   core.setOutput("published", result.pushed_sha ?? "");
   if (!result.ok) core.setFailed(`loom publish refused: ${result.refusals.map((r) => r.rule).join(", ")}`);
@@ -187,6 +221,7 @@ export async function main(env: Env = process.env): Promise<void> {
   try {
     if (mode === "run") await runMode(env);
     else if (mode === "publish") await publishMode(env);
+    else if (mode === "preflight") preflightMode();
     else core.setFailed(`unknown mode ${JSON.stringify(mode)}: use "run" or "publish"`);
   } catch (error) {
     core.error(error instanceof Error ? (error.stack ?? error.message) : String(error));

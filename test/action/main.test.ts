@@ -9,16 +9,19 @@ import { splitEnv } from "../../action/src/main.ts";
 const root = path.resolve(import.meta.dirname, "../..");
 
 test("the session sees the model key but no runner token; checks see neither", () => {
-  const { sessionEnv, checkEnv } = splitEnv({
-    PATH: "/usr/bin",
-    HOME: "/home/runner",
-    ANTHROPIC_API_KEY: "sk-ant-key",
-    GITHUB_TOKEN: "ghs_token",
-    INPUT_GITHUB_TOKEN: "ghs_token",
-    ACTIONS_RUNTIME_TOKEN: "runtime",
-    ACTIONS_ID_TOKEN_REQUEST_TOKEN: "oidc",
-    GITHUB_REPOSITORY: "o/r",
-  });
+  const { sessionEnv, checkEnv } = splitEnv(
+    {
+      PATH: "/usr/bin",
+      HOME: "/home/runner",
+      ANTHROPIC_API_KEY: "sk-ant-key",
+      GITHUB_TOKEN: "ghs_token",
+      INPUT_GITHUB_TOKEN: "ghs_token",
+      ACTIONS_RUNTIME_TOKEN: "runtime",
+      ACTIONS_ID_TOKEN_REQUEST_TOKEN: "oidc",
+      GITHUB_REPOSITORY: "o/r",
+    },
+    { ANTHROPIC_API_KEY: "sk-ant-key" },
+  );
   assert.equal(sessionEnv.ANTHROPIC_API_KEY, "sk-ant-key");
   assert.equal(sessionEnv.PATH, "/usr/bin");
   assert.equal(sessionEnv.GITHUB_REPOSITORY, "o/r");
