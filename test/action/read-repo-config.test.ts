@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readRepoConfig } from "../../action/src/config/read-repo-config.ts";
+import { createGitHubClient } from "../../action/src/github/create-github-client.ts";
 
 const SHA = "a".repeat(40);
 
@@ -27,12 +28,9 @@ async function startApi(
 
 const read = (apiUrl: string, overrides: { ref?: string; repository?: string } = {}) =>
   readRepoConfig({
-    apiUrl,
+    github: createGitHubClient({ token: "ghs_job_token", apiUrl, retryBaseMs: 0 }),
     repository: "acme/widgets",
     ref: SHA,
-    token: "ghs_job_token",
-    fetch,
-    sleep: () => Promise.resolve(),
     ...overrides,
   });
 
@@ -43,7 +41,7 @@ test("the config is read at the dispatched commit with the job's token", async (
   assert.deepEqual(result.config?.session, { max_budget_usd: 3, max_turns: 40 });
   assert.equal(api.seen.length, 1);
   assert.equal(api.seen[0]?.url, `/api/v3/repos/acme/widgets/contents/.github/loom.yml?ref=${SHA}`);
-  assert.equal(api.seen[0]?.headers.authorization, "Bearer ghs_job_token");
+  assert.equal(api.seen[0]?.headers.authorization, "token ghs_job_token");
   assert.equal(api.seen[0]?.headers.accept, "application/vnd.github.raw+json");
 });
 
@@ -103,8 +101,26 @@ test("a config GitHub keeps failing to serve is reported after three attempts", 
   assert.equal(api.seen.length, 3);
 });
 
-test("a refusal is not retried", async (t) => {
-  const api = await startApi(t, 403, '{"message":"Resource not accessible"}');
-  await read(api.apiUrl);
-  assert.equal(api.seen.length, 1);
+test("a refusal or a missing file is not retried", async (t) => {
+  for (const status of [401, 403, 404, 422]) {
+    const api = await startApi(t, status, '{"message":"no"}');
+    await read(api.apiUrl);
+    assert.equal(api.seen.length, 1, String(status));
+  }
+});
+
+test("a config larger than 64 KiB is refused unread", async (t) => {
+  const api = await startApi(t, 200, `# ${"x".repeat(70 * 1024)}\nmax_parallel: 2\n`);
+  const result = await read(api.apiUrl);
+  assert.ok(!result.ok);
+  assert.match(result.reason, /larger than 65536 bytes/);
+});
+
+test("the API URL of GitHub Enterprise Server (GITHUB_API_URL, …/api/v3) is where the config is read", async (t) => {
+  const api = await startApi(t, 200, "max_parallel: 2\n");
+  const result = await read(api.apiUrl);
+  assert.ok(result.ok);
+  assert.equal(result.config?.max_parallel, 2);
+  assert.match(api.seen[0]?.url ?? "", /^\/api\/v3\/repos\//);
+  assert.match(String(api.seen[0]?.headers["user-agent"]), /loom-action/);
 });

@@ -1,21 +1,15 @@
-import type { ArtifactClient } from "@actions/artifact";
+import type { JobArtifacts } from "../upload/artifact-port.ts";
 import type { PublishDeps } from "./run-publish.ts";
 
 /**
- * `runPublish`'s artifact port on `@actions/artifact` (this run's artifacts, through the
- * `ACTIONS_RUNTIME_TOKEN` only JavaScript actions get). Wire it in the entry point:
- * `createArtifactDeps(new DefaultArtifactClient())`.
+ * `runPublish`'s artifact port on the job's artifacts (`createJobArtifacts(env)`: this run's
+ * artifacts through the `ACTIONS_RUNTIME_TOKEN` only JavaScript actions get, v4 or on GHES v3).
  */
 export function createArtifactDeps(
-  client: ArtifactClient,
+  artifacts: Pick<JobArtifacts, "download" | "upload">,
 ): Pick<PublishDeps, "downloadArtifact" | "uploadArtifact"> {
   return {
-    downloadArtifact: async (name, directory) => {
-      const { artifact } = await client.getArtifact(name);
-      await client.downloadArtifact(artifact.id, { path: directory });
-    },
-    uploadArtifact: async (name, files, rootDirectory) => {
-      await client.uploadArtifact(name, files, rootDirectory);
-    },
+    downloadArtifact: (name, directory) => artifacts.download(name, directory),
+    uploadArtifact: (name, files, rootDirectory) => artifacts.upload(name, files, rootDirectory),
   };
 }

@@ -10,6 +10,13 @@ export type ArtifactReader = {
   download: (source: ArtifactSource, artifactId: number, directory: string) => Promise<void>;
 };
 
+/** The job's artifacts: upload, read another run's, download this run's by name (another job's). */
+export type JobArtifacts = {
+  upload: UploadArtifact;
+  reader: ArtifactReader;
+  download: (name: string, directory: string) => Promise<void>;
+};
+
 /** Artifact names the action writes. */
 export const RESULT_ARTIFACT = "loom-result";
 export const RESULT_FILE = "loom-result.json";
