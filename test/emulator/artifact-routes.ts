@@ -8,9 +8,21 @@ import { fail, notFound, ok, paginate, type Reply, type RouteRequest, type Route
 
 export const DOWNLOAD_PREFIX = "/_emulator/artifact-downloads/";
 
+/**
+ * Whether the REST API shows the artifact yet: artifacts uploaded with the artifact API v3 (GHES)
+ * only once their run has completed (GHES lists no v3 artifact of a run in progress).
+ */
+export function isListed(core: Core, artifact: ArtifactRecord): boolean {
+  if (artifact.listedAfterRunCompletes !== true) return true;
+  return core.state.runs.some((r) => r.id === artifact.runId && r.status === "completed");
+}
+
 function artifactOf(request: RouteRequest): ArtifactRecord | undefined {
   const id = Number(request.params["artifact_id"]);
-  return request.core.state.artifacts.find((a) => a.repo === request.repo.fullName && a.id === id);
+  const { core } = request;
+  return core.state.artifacts.find(
+    (a) => a.repo === request.repo.fullName && a.id === id && isListed(core, a),
+  );
 }
 
 /** Serves a download URL once (then 404), while it is valid (410 after). */
@@ -40,6 +52,7 @@ export const artifactRoutes: Routes = {
     const direction = query.get("direction") ?? "desc";
     const artifacts = core.state.artifacts
       .filter((a) => a.repo === repo.fullName && a.runId === runId && (name === null || a.name === name))
+      .filter((a) => isListed(core, a))
       .sort((a, b) => (direction === "asc" ? a.id - b.id : b.id - a.id));
     const page = paginate(request, artifacts);
     const now = core.now();

@@ -34,6 +34,11 @@ export type EmulatorOptions = {
   /** The emulator's clock (epoch ms): timestamps, token and download expiry. Default `Date.now`. */
   now?: () => number;
   settings?: Partial<EmulatorSettings>;
+  /**
+   * Play GitHub Enterprise Server (`settings.ghes`): jobs get a GHES server URL, the REST API at
+   * `/api/v3`, and the artifact API v3 at `ACTIONS_RUNTIME_URL` instead of the results service.
+   */
+  ghes?: boolean;
   /** Called for every webhook as it is sent. */
   onDelivery?: (delivery: Delivery) => void;
 };
@@ -62,7 +67,8 @@ export type Emulator = {
   cloneUrl(fullName?: string): string;
   /**
    * The environment GitHub gives a job of run `runId` (for the runner side): `GITHUB_*`, a job
-   * token, and `ACTIONS_RUNTIME_TOKEN` + `ACTIONS_RESULTS_URL` so `@actions/artifact` uploads here.
+   * token, and `ACTIONS_RUNTIME_TOKEN` + `ACTIONS_RESULTS_URL` so `@actions/artifact` uploads here
+   * (on GHES: `ACTIONS_RUNTIME_URL`, the artifact API v3).
    */
   runnerEnv(runId: number): Record<string, string>;
   /** A token that acts as `login` in REST calls (tokens the emulator does not know act as the app's bot). */

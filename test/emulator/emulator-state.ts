@@ -1,3 +1,4 @@
+import type { AppRegistration } from "./app-registration.ts";
 import type { GitRepo } from "./create-git-repo.ts";
 
 /**
@@ -111,6 +112,11 @@ export type ArtifactRecord = {
   zip: Buffer;
   createdAt: number;
   expiresAt: number;
+  /**
+   * Uploaded with the artifact API v3 (GHES, `@actions/artifact` 1.x): GitHub's REST API lists
+   * such artifacts only once their run has completed, never mid-run.
+   */
+  listedAfterRunCompletes?: boolean;
 };
 
 export type EmulatorState = {
@@ -127,6 +133,10 @@ export type EmulatorState = {
   tokens: Map<string, string>;
   /** One-time artifact download tokens → artifact id and expiry. */
   downloads: Map<string, { artifactId: number; expiresAt: number }>;
+  /** Issued `ACTIONS_RUNTIME_TOKEN`s → the run whose jobs hold them. */
+  runtimeTokens: Map<string, number>;
+  /** Apps registered through the manifest flow (`app-registration.ts`). */
+  appRegistrations: AppRegistration[];
   nextId: number;
 };
 
@@ -142,6 +152,8 @@ export function createEmulatorState(): EmulatorState {
     permissions: new Map(),
     tokens: new Map(),
     downloads: new Map(),
+    appRegistrations: [],
+    runtimeTokens: new Map(),
     nextId: 1000,
   };
 }

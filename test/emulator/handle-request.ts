@@ -7,6 +7,7 @@ import type { Core } from "./create-core.ts";
 import type { Faults, RouteFaultEffect } from "./create-faults.ts";
 import type { RunControl } from "./create-run-control.ts";
 import { BLOB_PREFIX, serveBlob, serveTwirp, TWIRP_PREFIX } from "./results-service.ts";
+import { PIPELINES_PREFIX, servePipelines } from "./pipelines-artifact-routes.ts";
 import { serveGit } from "./serve-git.ts";
 import { validateResponse } from "./validate-response.ts";
 import { fail, type EmulatorSettings, type Reply, type Routes } from "./route-reply.ts";
@@ -239,8 +240,29 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The job side: the results service (`@actions/artifact`) and its blob uploads; not GitHub's REST API. */
-function serveRunnerSide(core: Core, method: string, url: URL, bytes: Buffer, text: string): Reply | null {
+/**
+ * The job side, not GitHub's REST API: the results service (`@actions/artifact` 2+, artifact API
+ * v4) and its blob uploads, or on GHES the pipelines artifact API v3 (`@actions/artifact` 1.x).
+ * GHES has no results service: `@actions/artifact` 2+ refuses GHES before any request
+ * (`GHESNotSupportedError`), so a request to it there is a violation.
+ */
+function serveRunnerSide(deps: RequestDeps, request: RunnerSideRequest): Reply | null {
+  const { core, settings } = deps;
+  const { method, url, bytes, text } = request;
+  if (url.pathname.startsWith(PIPELINES_PREFIX)) {
+    if (!settings.ghes) return { status: 404, raw: Buffer.from("Not Found") };
+    return servePipelines(core, { method, url, headers: request.headers, body: bytes });
+  }
+  const v4 = url.pathname.startsWith(BLOB_PREFIX) || url.pathname.startsWith(TWIRP_PREFIX);
+  if (v4 && settings.ghes) {
+    deps.violations.push({
+      method,
+      path: url.pathname,
+      kind: "unknown-route",
+      errors: ["GitHub Enterprise Server has no results service (artifact API v4): use the v3 client"],
+    });
+    return { status: 404, raw: Buffer.from("Not Found") };
+  }
   if (url.pathname.startsWith(BLOB_PREFIX)) return serveBlob(core, method, url, bytes);
   if (!url.pathname.startsWith(TWIRP_PREFIX) || method !== "POST") return null;
   const body = parseJson(text);
@@ -249,30 +271,55 @@ function serveRunnerSide(core: Core, method: string, url: URL, bytes: Buffer, te
   return serveTwirp(core, url.pathname.slice(TWIRP_PREFIX.length), body as Record<string, unknown>);
 }
 
+type RunnerSideRequest = {
+  method: string;
+  url: URL;
+  bytes: Buffer;
+  text: string;
+  headers: IncomingMessage["headers"];
+};
+
+function sideOf(url: URL): string {
+  if (url.pathname.startsWith(TWIRP_PREFIX)) return `twirp/${url.pathname.slice(TWIRP_PREFIX.length)}`;
+  if (url.pathname.startsWith(PIPELINES_PREFIX))
+    return `pipelines/${url.pathname.slice(PIPELINES_PREFIX.length)}`;
+  return "blob";
+}
+
 export function createRequestHandler(deps: RequestDeps) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = (req.method ?? "GET").toUpperCase();
-    const url = stripApiPrefix(new URL(req.url ?? "/", deps.core.json.url));
+    const raw = new URL(req.url ?? "/", deps.core.json.url);
+    const underApiPrefix = raw.pathname === GHES_API_PREFIX || raw.pathname.startsWith(`${GHES_API_PREFIX}/`);
+    const url = stripApiPrefix(raw);
     const bytes = await readBody(req);
     const text = bytes.toString("utf8");
     const login = loginOf(deps.core, req.headers.authorization);
     const headers = req.headers as Record<string, string | undefined>;
     const git = await serveGit(deps.core, { method, url, body: bytes, headers, login });
-    const other = git ?? serveRunnerSide(deps.core, method, url, bytes, text);
+    const other = git ?? serveRunnerSide(deps, { method, url, bytes, text, headers: req.headers });
     if (other) {
       const status = send(res, req, method, other, deps.core.now());
-      const side = url.pathname.startsWith(TWIRP_PREFIX)
-        ? `twirp/${url.pathname.slice(TWIRP_PREFIX.length)}`
-        : "blob";
       deps.requests.push({
         method,
-        path: url.pathname,
-        operationId: git ? "git" : side,
+        path: url.pathname.startsWith(PIPELINES_PREFIX) ? `${url.pathname}${url.search}` : url.pathname,
+        operationId: git ? "git" : sideOf(url),
         status,
         login,
         body: undefined,
         at: deps.core.now(),
       });
+      return;
+    }
+    if (deps.settings.ghes && !underApiPrefix && !url.pathname.startsWith(DOWNLOAD_PREFIX)) {
+      // GHES serves its REST API only under /api/v3 (the host's root is the web interface).
+      deps.violations.push({
+        method,
+        path: `${url.pathname}${url.search}`,
+        kind: "unknown-route",
+        errors: ["GitHub Enterprise Server serves the REST API under /api/v3"],
+      });
+      send(res, req, method, fail(404, "Not Found"), deps.core.now());
       return;
     }
     const { reply, operationId, disconnect } = await answer(deps, method, url, text, req, login);

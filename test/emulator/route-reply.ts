@@ -12,6 +12,11 @@ export type EmulatorSettings = {
   checkResponses: boolean;
   /** How long an artifact download URL is valid (ms). */
   downloadUrlTtlMs: number;
+  /**
+   * Play GitHub Enterprise Server: jobs get a GHES `GITHUB_SERVER_URL` and `ACTIONS_RUNTIME_URL`
+   * (artifact API v3, `pipelines-artifact-routes.ts`) and no results service (v4).
+   */
+  ghes: boolean;
 };
 
 export type Reply = { status: number; body?: unknown; headers?: Record<string, string>; raw?: Buffer };

@@ -96,6 +96,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     checkResponses: true,
     maxDispatchInputs: 25,
     downloadUrlTtlMs: 60_000,
+    ghes: options.ghes ?? false,
     ...options.settings,
   };
   const requests: RecordedRequest[] = [];
@@ -147,7 +148,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       const run = runs.find(runId);
       const token = `ghs_job_${takeId(state)}`;
       state.tokens.set(token, "github-actions[bot]");
-      return buildRunnerEnv({ url: json.url, run, token, now: now() });
+      const env = buildRunnerEnv({ url: json.url, run, token, now: now(), ghes: settings.ghes });
+      state.runtimeTokens.set(env["ACTIONS_RUNTIME_TOKEN"] ?? "", run.id);
+      return env;
     },
     tokenFor(login) {
       const token = `ghu_emulator_${login.replace(/[^\w-]/g, "_")}_${takeId(state)}`;
