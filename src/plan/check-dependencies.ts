@@ -2,12 +2,13 @@ import { buildGraph } from "../graph/build-graph.ts";
 import type { Graph } from "../graph/build-graph.ts";
 import { findCycle } from "../graph/find-cycle.ts";
 import type { Diagnostics } from "./diagnostics.ts";
+import { findClosestName } from "./find-closest-name.ts";
 import type { StageEntry } from "./read-loom-document.ts";
 import type { YamlLocator } from "./yaml-locator.ts";
 
 /**
- * Every dependency must name another stage of the plan, and the dependencies must not form a
- * cycle. A cycle is reported once, naming its stages in order (`a → c → b → a`: a needs c, …),
+ * Every dependency must name another stage of the plan (an unknown one gets "did you mean" when
+ * an id is close to it), and the dependencies must not form a cycle. A cycle is reported once, naming its stages in order (`a → c → b → a`: a needs c, …),
  * at the dependency entry where it starts. Returns the graph of the stages and whether it is acyclic.
  */
 export function checkDependencies(
@@ -16,15 +17,15 @@ export function checkDependencies(
   at: YamlLocator,
   report: Diagnostics,
 ): { graph: Graph; acyclic: boolean } {
-  const lowerCaseIds = new Map([...declaredIds.keys()].map((id) => [id.toLowerCase(), id]));
   for (const { stage, index } of entries) {
     stage.dependencies.forEach((dep, i) => {
       const where = at.value(["loom", "stages", index, "dependencies", i]);
       if (dep === stage.id) {
         report.error(`stage "${stage.id}" depends on itself`, where, stage.id);
       } else if (!declaredIds.has(dep)) {
-        const near = lowerCaseIds.get(dep.toLowerCase());
-        const hint = near === undefined ? "" : ` (did you mean "${near}"?)`;
+        const others = [...declaredIds.keys()].filter((id) => id !== stage.id);
+        const near = findClosestName(dep, others);
+        const hint = near === null ? "" : ` (did you mean "${near}"?)`;
         report.error(`stage "${stage.id}" depends on unknown stage "${dep}"${hint}`, where, stage.id);
       }
     });

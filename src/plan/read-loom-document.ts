@@ -1,18 +1,21 @@
 import { detectStageType } from "./detect-stage-type.ts";
 import { isRecord } from "./is-record.ts";
 import type { Diagnostics } from "./diagnostics.ts";
-import { describeZodIssues, formatYamlPath } from "./describe-zod-issues.ts";
+import { describeZodIssues } from "./describe-zod-issues.ts";
 import { LoomMetadata, PLAN_LIMITS, Stage } from "./plan.ts";
 import type { YamlLocator } from "./yaml-locator.ts";
 import { reportPlanKeys } from "./report-unknown-keys.ts";
 
-/** A stage that passed the schema, with its position in the list and the yaml it came from. */
+/**
+ * A stage with its position in the list and the yaml it came from: one that passed the schema, or
+ * one that failed it (already reported) read without its bad fields, so the other checks still run.
+ */
 export type StageEntry = { index: number; stage: Stage; raw: Record<string, unknown> };
 
 export type LoomDocument = {
   /** The plan-level settings (everything but `version` and `stages`), when they are valid. */
   settings: Omit<LoomMetadata, "version" | "stages"> | null;
-  /** Stages that passed the schema, in plan order. */
+  /** Stages with a text id, in plan order (those failing the schema without their bad fields). */
   entries: StageEntry[];
   /** Every string id written in the stage list, valid stage or not, with its indexes. */
   declaredIds: Map<string, number[]>;
@@ -46,8 +49,8 @@ export function readLoomDocument(value: unknown, at: YamlLocator, report: Diagno
   checkVersion(loom, at, report);
   const rest = RestOfLoom.safeParse(loom);
   if (!rest.success) {
-    for (const issue of describeZodIssues(rest.error.issues)) {
-      report.error(`loom.${formatYamlPath(issue.path)}: ${issue.message}`, at.value(["loom", ...issue.path]));
+    for (const issue of describeZodIssues(RestOfLoom, loom, rest.error.issues, "loom.")) {
+      report.error(issue.message, at.value(["loom", ...issue.path]));
     }
   }
   reportPlanKeys(loom, at, report);
@@ -103,15 +106,31 @@ function readStages(
     const parsed = Stage.safeParse(raw);
     if (!parsed.success) {
       const label = id === undefined ? `stage #${index + 1}` : `stage "${id}"`;
-      for (const issue of describeZodIssues(parsed.error.issues)) {
-        const field = issue.path.length > 0 ? `${formatYamlPath(issue.path)}: ` : "";
-        report.error(`${label}: ${field}${issue.message}`, at.value([...path, ...issue.path]), id);
+      for (const issue of describeZodIssues(Stage, raw, parsed.error.issues)) {
+        report.error(`${label}: ${issue.message}`, at.value([...path, ...issue.path]), id);
       }
-      return;
     }
-    const stage = parsed.data;
+    const stage = parsed.success ? parsed.data : salvageStage(raw, parsed.error.issues);
+    if (!stage) return;
     if (!("stage_type" in raw)) stage.stage_type = detectStageType(stage.id, stage.name);
     result.entries.push({ index, stage, raw });
   });
   return result;
+}
+
+/**
+ * A stage that failed the schema, read without its bad fields (their defaults instead), so the
+ * checks that do not depend on them (dependencies, cycles, paths, commands) still run in the same
+ * pass. A stage without a text `id` cannot be salvaged: nothing could refer to it.
+ */
+function salvageStage(
+  raw: Record<string, unknown>,
+  issues: readonly { path: PropertyKey[] }[],
+): Stage | null {
+  if (typeof raw["id"] !== "string") return null;
+  const bad = new Set(issues.map((issue) => issue.path[0]));
+  const kept = Object.fromEntries(Object.entries(raw).filter(([key]) => !bad.has(key)));
+  if (!("name" in kept)) kept["name"] = raw["id"];
+  const salvaged = Stage.safeParse(kept);
+  return salvaged.success ? salvaged.data : null;
 }

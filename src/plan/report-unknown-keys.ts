@@ -9,7 +9,9 @@ import {
   WiringCheck,
   WiringTest,
 } from "./plan.ts";
+import { findClosestName } from "./find-closest-name.ts";
 import { isRecord } from "./is-record.ts";
+import type { Location } from "./plan.ts";
 import type { YamlLocator } from "./yaml-locator.ts";
 
 /** Stage keys the reference CLI knows that do nothing on GitHub, with the reason. */
@@ -38,19 +40,72 @@ const IGNORED_PLAN_KEYS: Readonly<Record<string, string>> = {
 const STAGE_KEYS = new Set(Object.keys(Stage.shape));
 const PLAN_KEYS = new Set(Object.keys(LoomMetadata.shape));
 
-/** Warns about keys under `loom:` that loom does not know or ignores here. Never an error. */
+/** Other tools' names for a stage key; written in a plan, they surely meant the loom key. */
+const STAGE_KEY_ALIASES: Readonly<Record<string, string>> = {
+  depends_on: "dependencies",
+  depends: "dependencies",
+  deps: "dependencies",
+  needs: "dependencies",
+  requires: "dependencies",
+  acceptance_criteria: "acceptance",
+};
+
+/**
+ * The key an unknown `key` most likely misspells, when it is close to a key loom uses (or an
+ * alias of one) and that key is not also written in the same mapping. Such a key is an error, not
+ * a warning: as written it is dropped, and a dropped `dependencies` would run a stage before the
+ * work it needs, a dropped `acceptance` would check nothing.
+ */
+export function findMisspeltKey(
+  key: string,
+  known: ReadonlySet<string>,
+  written: Record<string, unknown>,
+  aliases: Readonly<Record<string, string>> = {},
+): { meant: string; alsoWritten: boolean } | null {
+  const meant = aliases[key.toLowerCase().replaceAll("-", "_")] ?? findClosestName(key, known);
+  return meant === null ? null : { meant, alsoWritten: Object.hasOwn(written, meant) };
+}
+
+/** An error for a misspelt key, a warning for any other unknown one; `field` and `meant` as shown. */
+function reportUnknownKey(
+  report: Diagnostics,
+  label: string,
+  field: string,
+  close: { meant: string; alsoWritten: boolean } | null,
+  where: Location,
+  id?: string,
+): void {
+  if (close && !close.alsoWritten) {
+    const message = `${label}unknown key \`${field}\` (did you mean \`${close.meant}\`?): as written it is not used; fix the spelling`;
+    report.error(message, where, id);
+    return;
+  }
+  const near = close ? ` (\`${close.meant}\` is set too)` : "";
+  report.warning(`${label}unknown key \`${field}\` is kept but not used${near}`, where, id);
+}
+
+/**
+ * Reports keys under \`loom:\` that loom does not know or ignores here: a warning, or an error
+ * when the key looks like a misspelt plan key (see \`findMisspeltKey\`).
+ */
 export function reportPlanKeys(loom: Record<string, unknown>, at: YamlLocator, report: Diagnostics): void {
   for (const key of Object.keys(loom)) {
     if (PLAN_KEYS.has(key)) continue;
     const reason = IGNORED_PLAN_KEYS[key];
-    const message = reason
-      ? `\`loom.${key}\` is ignored here: ${reason}`
-      : `unknown key \`loom.${key}\` is kept but not used`;
-    report.warning(message, at.key(["loom", key]));
+    if (reason) {
+      report.warning(`\`loom.${key}\` is ignored here: ${reason}`, at.key(["loom", key]));
+      continue;
+    }
+    const close = findMisspeltKey(key, PLAN_KEYS, loom);
+    const meant = close && { ...close, meant: `loom.${close.meant}` };
+    reportUnknownKey(report, "", `loom.${key}`, meant, at.key(["loom", key]));
   }
 }
 
-/** Warns about stage keys loom does not know, and reference-CLI settings that mean nothing here. */
+/**
+ * Reports stage keys loom does not know (a warning, or an error when misspelt: see
+ * \`findMisspeltKey\`), and reference-CLI settings that mean nothing here.
+ */
 export function reportStageKeys(
   raw: Record<string, unknown>,
   index: number,
@@ -62,10 +117,12 @@ export function reportStageKeys(
   for (const key of Object.keys(raw)) {
     if (STAGE_KEYS.has(key)) continue;
     const reason = IGNORED_STAGE_KEYS[key];
-    const message = reason
-      ? `stage "${id}": \`${key}\` is ignored here: ${reason}`
-      : `stage "${id}": unknown key \`${key}\` is kept but not used`;
-    report.warning(message, at.key([...path, key]), id);
+    if (reason) {
+      report.warning(`stage "${id}": \`${key}\` is ignored here: ${reason}`, at.key([...path, key]), id);
+      continue;
+    }
+    const close = findMisspeltKey(key, STAGE_KEYS, raw, STAGE_KEY_ALIASES);
+    reportUnknownKey(report, `stage "${id}": `, key, close, at.key([...path, key]), id);
   }
   reportNestedKeys(raw, path, id, at, report);
   const lanes = raw["implementers"];
@@ -90,7 +147,7 @@ const CHECK_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
 const DEAD_CODE_KEYS = new Set(Object.keys(DeadCodeCheck.shape));
 const SUCCESS_CRITERIA_KEYS = new Set(Object.keys(SuccessCriteria.shape));
 
-/** Warns about unknown keys inside a stage's check objects (acceptance, wiring, …). */
+/** Reports unknown keys inside a stage's check objects (acceptance, wiring, …), misspelt ones as errors. */
 function reportNestedKeys(
   raw: Record<string, unknown>,
   path: readonly (string | number)[],
@@ -98,7 +155,7 @@ function reportNestedKeys(
   at: YamlLocator,
   report: Diagnostics,
 ): void {
-  const warn = (where: (string | number)[], known: ReadonlySet<string>, value: unknown): void => {
+  const check = (where: (string | number)[], known: ReadonlySet<string>, value: unknown): void => {
     if (!isRecord(value)) return;
     for (const key of Object.keys(value)) {
       if (known.has(key)) continue;
@@ -106,21 +163,18 @@ function reportNestedKeys(
         .map((part) => (typeof part === "number" ? `[${part}]` : `.${part}`))
         .join("")
         .slice(1);
-      report.warning(
-        `stage "${id}": unknown key \`${field}\` is kept but not used`,
-        at.key([...path, ...where, key]),
-        id,
-      );
+      const close = findMisspeltKey(key, known, value);
+      reportUnknownKey(report, `stage "${id}": `, field, close, at.key([...path, ...where, key]), id);
     }
   };
   for (const [field, known] of Object.entries(CHECK_KEYS)) {
     const list = raw[field];
     if (!Array.isArray(list)) continue;
     list.forEach((item: unknown, i) => {
-      warn([field, i], known, item);
+      check([field, i], known, item);
       if (field === "wiring_tests" && isRecord(item))
-        warn([field, i, "success_criteria"], SUCCESS_CRITERIA_KEYS, item["success_criteria"]);
+        check([field, i, "success_criteria"], SUCCESS_CRITERIA_KEYS, item["success_criteria"]);
     });
   }
-  warn(["dead_code_check"], DEAD_CODE_KEYS, raw["dead_code_check"]);
+  check(["dead_code_check"], DEAD_CODE_KEYS, raw["dead_code_check"]);
 }
