@@ -1,5 +1,6 @@
 import { defaultSqlitePath } from "./default-sqlite-path.ts";
 import { createPostgresStore } from "./postgres-store.ts";
+import { SchemaTooNewError } from "./schema-version.ts";
 import { createSqliteStore } from "./sqlite-store.ts";
 import type { Store } from "./store.ts";
 
@@ -16,7 +17,10 @@ export type OpenStoreOptions = {
 
 export { defaultSqlitePath };
 
-/** Opens the store the settings ask for (PostgreSQL with a URL, else the SQLite file), migrated. */
+/**
+ * Opens the store the settings ask for (PostgreSQL with a URL, else the SQLite file), migrated.
+ * Rejects with `SchemaTooNewError` when a newer loom has upgraded the database.
+ */
 export async function openStore(options: OpenStoreOptions = {}): Promise<Store> {
   const store =
     options.databaseUrl !== undefined && options.databaseUrl !== ""
@@ -30,6 +34,8 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       await store.migrate();
     } catch (error) {
       await store.close();
+      // A schema newer than the code is the operator's to resolve: its message says how.
+      if (error instanceof SchemaTooNewError) throw error;
       throw new Error(`could not migrate the ${store.kind} store`, { cause: error });
     }
   }

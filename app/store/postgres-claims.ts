@@ -36,7 +36,7 @@ export async function claimPostgresEffects(
      UPDATE loom_outbox o SET lease_owner = $3, lease_until = $4, attempts = o.attempts + 1
      FROM candidates c, loom_plans p
      WHERE o.seq = c.seq AND p.plan_key = o.plan_key
-     RETURNING o.seq, o.key, o.effect, o.attempts, o.last_error, o.lease_until, ${planColumns}`,
+     RETURNING o.seq, o.key, o.effect, o.attempts, o.last_error, o.lease_until, o.enqueued_at, ${planColumns}`,
     [now, limit, owner, leaseUntil],
   );
   return rows.sort(bySeq).map(readOutboxEffect);

@@ -35,8 +35,8 @@ export async function commitPostgresPlan(
   const written =
     input.expectedVersion === 0
       ? await c.query(
-          `INSERT INTO loom_plans (plan_key, pull_key, installation_id, owner, repo, pr, plan_path, state, active, version, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10) ON CONFLICT (plan_key) DO NOTHING`,
+          `INSERT INTO loom_plans (plan_key, pull_key, installation_id, owner, repo, pr, plan_path, state, active, version, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $10) ON CONFLICT (plan_key) DO NOTHING`,
           [
             planKey,
             formatPullKey(key.owner, key.repo, key.pr),

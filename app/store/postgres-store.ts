@@ -2,6 +2,8 @@ import pg from "pg";
 import type { PoolClient } from "pg";
 import { commitPostgresPlan, runTransaction } from "./postgres-commit-plan.ts";
 import { postgresMigrations } from "./schema-postgres.ts";
+import type { Migration } from "./schema-version.ts";
+import { planMigrations } from "./schema-version.ts";
 import {
   claimPostgresDeliveries,
   claimPostgresEffects,
@@ -9,7 +11,7 @@ import {
   releasePostgresLeases,
 } from "./postgres-claims.ts";
 import type { Row } from "./store-rows.ts";
-import { formatPullKey, readEffectRecord, readPlanRecord, writeJson } from "./store-rows.ts";
+import { formatPullKey, readBacklog, readEffectRecord, readPlanRecord, writeJson } from "./store-rows.ts";
 import type { Store } from "./store.ts";
 import { formatPlanKey } from "./store.ts";
 
@@ -22,6 +24,8 @@ export type PostgresStoreOptions = {
   maxConnections?: number;
   /** Called when an idle pooled connection fails (default: printed to stderr). */
   onError?: (error: Error) => void;
+  /** The schema steps (default loom's; tests pass others). */
+  migrations?: readonly Migration[];
 };
 
 /** Serialises `migrate` across replicas (any constant; "loom" in ASCII). */
@@ -62,11 +66,14 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
         await c.query(
           "CREATE TABLE IF NOT EXISTS loom_schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)",
         );
-        const applied = new Set(
-          (await c.query<Row>("SELECT version FROM loom_schema_migrations")).rows.map((r) => r["version"]),
+        const applied = (await c.query<Row>("SELECT version FROM loom_schema_migrations")).rows.map((r) =>
+          Number(r["version"]),
         );
-        for (const migration of postgresMigrations) {
-          if (applied.has(migration.version)) continue;
+        for (const migration of planMigrations(
+          "postgres",
+          applied,
+          options.migrations ?? postgresMigrations,
+        )) {
           await c.query(migration.sql);
           await c.query("INSERT INTO loom_schema_migrations (version, applied_at) VALUES ($1, $2)", [
             migration.version,
@@ -74,6 +81,22 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
           ]);
         }
       });
+    },
+
+    async schemaVersion() {
+      const [table] = await query("SELECT to_regclass('loom_schema_migrations') IS NOT NULL AS present");
+      if (table?.["present"] !== true) return 0;
+      const [row] = await query("SELECT COALESCE(MAX(version), 0) AS version FROM loom_schema_migrations");
+      return Number(row?.["version"] ?? 0);
+    },
+
+    async countBacklog() {
+      const [row] = await query(
+        `SELECT (SELECT COUNT(*) FROM loom_deliveries WHERE completed_at IS NULL) AS deliveries,
+                (SELECT COUNT(*) FROM loom_outbox WHERE status = 'pending') AS effects,
+                (SELECT COUNT(*) FROM loom_timers) AS timers`,
+      );
+      return readBacklog(row ?? {});
     },
 
     async close() {

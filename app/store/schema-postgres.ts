@@ -1,10 +1,12 @@
+import type { Migration } from "./schema-version.ts";
+
 /**
  * PostgreSQL schema, as ordered migrations. Version N is applied once, in one transaction, and recorded in
  * `loom_schema_migrations`. Never edit a released migration: append a new one.
  * JSON columns are TEXT holding `JSON.stringify` text, like SQLite's (jsonb would refuse a `\u0000` in
  * a webhook payload and reorder keys); times are epoch milliseconds.
  */
-export const postgresMigrations: readonly { version: number; sql: string }[] = [
+export const postgresMigrations: readonly Migration[] = [
   {
     version: 1,
     sql: `
@@ -65,6 +67,15 @@ export const postgresMigrations: readonly { version: number; sql: string }[] = [
         PRIMARY KEY (plan_key, key)
       );
       CREATE INDEX loom_timers_at ON loom_timers (at);
+    `,
+  },
+  {
+    // 2: when each plan was opened (for the plan duration metric). Plans stored before it take
+    // their last update time. Additive: a loom of version 1 still writes (the column has a default).
+    version: 2,
+    sql: `
+      ALTER TABLE loom_plans ADD COLUMN created_at BIGINT NOT NULL DEFAULT 0;
+      UPDATE loom_plans SET created_at = updated_at;
     `,
   },
 ];

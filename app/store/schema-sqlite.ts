@@ -1,9 +1,11 @@
+import type { Migration } from "./schema-version.ts";
+
 /**
  * SQLite schema, as ordered migrations. Version N is applied once, in one transaction, and recorded in
  * `loom_schema_migrations`. Never edit a released migration: append a new one.
  * JSON columns hold `JSON.stringify` text; times are epoch milliseconds.
  */
-export const sqliteMigrations: readonly { version: number; sql: string }[] = [
+export const sqliteMigrations: readonly Migration[] = [
   {
     version: 1,
     sql: `
@@ -64,6 +66,15 @@ export const sqliteMigrations: readonly { version: number; sql: string }[] = [
         PRIMARY KEY (plan_key, key)
       );
       CREATE INDEX loom_timers_at ON loom_timers (at);
+    `,
+  },
+  {
+    // 2: when each plan was opened (for the plan duration metric). Plans stored before it take
+    // their last update time. Additive: a loom of version 1 still writes (the column has a default).
+    version: 2,
+    sql: `
+      ALTER TABLE loom_plans ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;
+      UPDATE loom_plans SET created_at = updated_at;
     `,
   },
 ];

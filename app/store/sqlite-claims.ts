@@ -21,7 +21,7 @@ export function claimSqliteEffects(
 ): OutboxEffect[] {
   const rows: Row[] = db
     .prepare(
-      `SELECT o.seq, o.key, o.effect, o.attempts, o.last_error, ${planColumns}
+      `SELECT o.seq, o.key, o.effect, o.attempts, o.last_error, o.enqueued_at, ${planColumns}
        FROM loom_outbox o JOIN loom_plans p ON p.plan_key = o.plan_key
        WHERE o.status = 'pending' AND o.available_at <= ? AND o.lease_until <= ?
          AND NOT EXISTS (SELECT 1 FROM loom_outbox e

@@ -26,8 +26,8 @@ export function commitSqlitePlan(db: DatabaseSync, key: PlanKey, input: CommitPl
     input.expectedVersion === 0
       ? db
           .prepare(
-            `INSERT INTO loom_plans (plan_key, pull_key, installation_id, owner, repo, pr, plan_path, state, active, version, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT (plan_key) DO NOTHING`,
+            `INSERT INTO loom_plans (plan_key, pull_key, installation_id, owner, repo, pr, plan_path, state, active, version, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?) ON CONFLICT (plan_key) DO NOTHING`,
           )
           .run(
             planKey,
@@ -39,6 +39,7 @@ export function commitSqlitePlan(db: DatabaseSync, key: PlanKey, input: CommitPl
             key.planPath,
             state,
             active,
+            now,
             now,
           )
       : db

@@ -3,6 +3,8 @@ import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { SQLInputValue } from "node:sqlite";
 import { sqliteMigrations } from "./schema-sqlite.ts";
+import type { Migration } from "./schema-version.ts";
+import { planMigrations } from "./schema-version.ts";
 import { commitSqlitePlan, runImmediate } from "./sqlite-commit-plan.ts";
 import {
   claimSqliteDeliveries,
@@ -11,7 +13,7 @@ import {
   releaseSqliteLeases,
 } from "./sqlite-claims.ts";
 import type { Row } from "./store-rows.ts";
-import { formatPullKey, readEffectRecord, readPlanRecord, writeJson } from "./store-rows.ts";
+import { formatPullKey, readBacklog, readEffectRecord, readPlanRecord, writeJson } from "./store-rows.ts";
 import type { Store } from "./store.ts";
 import { formatPlanKey } from "./store.ts";
 
@@ -20,6 +22,8 @@ export type SqliteStoreOptions = {
   path: string;
   /** How long a writer waits for another process's write lock, ms (default 10 s). */
   busyTimeoutMs?: number;
+  /** The schema steps (default loom's; tests pass others). */
+  migrations?: readonly Migration[];
 };
 
 /**
@@ -41,22 +45,40 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     kind: "sqlite",
 
     migrate() {
-      transact(() => {
-        db.exec(
-          "CREATE TABLE IF NOT EXISTS loom_schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)",
-        );
-        const applied = new Set(all("SELECT version FROM loom_schema_migrations").map((r) => r["version"]));
-        for (const migration of sqliteMigrations) {
-          if (applied.has(migration.version)) continue;
-          db.exec(migration.sql);
-          run(
-            "INSERT INTO loom_schema_migrations (version, applied_at) VALUES (?, ?)",
-            migration.version,
-            Date.now(),
+      return settle(() =>
+        transact(() => {
+          db.exec(
+            "CREATE TABLE IF NOT EXISTS loom_schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)",
           );
-        }
-      });
-      return Promise.resolve();
+          const applied = all("SELECT version FROM loom_schema_migrations").map((r) => Number(r["version"]));
+          for (const migration of planMigrations("sqlite", applied, options.migrations ?? sqliteMigrations)) {
+            db.exec(migration.sql);
+            run(
+              "INSERT INTO loom_schema_migrations (version, applied_at) VALUES (?, ?)",
+              migration.version,
+              Date.now(),
+            );
+          }
+        }),
+      );
+    },
+
+    schemaVersion() {
+      const exists = all(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'loom_schema_migrations'",
+      );
+      if (exists.length === 0) return Promise.resolve(0);
+      const rows = all("SELECT COALESCE(MAX(version), 0) AS version FROM loom_schema_migrations");
+      return Promise.resolve(Number(rows[0]?.["version"] ?? 0));
+    },
+
+    countBacklog() {
+      const rows = all(
+        `SELECT (SELECT COUNT(*) FROM loom_deliveries WHERE completed_at IS NULL) AS deliveries,
+                (SELECT COUNT(*) FROM loom_outbox WHERE status = 'pending') AS effects,
+                (SELECT COUNT(*) FROM loom_timers) AS timers`,
+      );
+      return Promise.resolve(readBacklog(rows[0] ?? {}));
     },
 
     close() {
@@ -181,4 +203,13 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       return Promise.resolve(transact(() => releaseSqliteLeases(db, owner)));
     },
   };
+}
+
+/** The synchronous `work` as a promise: a throw becomes a rejection, as callers of an async store expect. */
+function settle<T>(work: () => T): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
 }

@@ -1,4 +1,12 @@
-import type { DueTimer, EffectRecord, InboxDelivery, OutboxEffect, PlanKey, PlanRecord } from "./store.ts";
+import type {
+  Backlog,
+  DueTimer,
+  EffectRecord,
+  InboxDelivery,
+  OutboxEffect,
+  PlanKey,
+  PlanRecord,
+} from "./store.ts";
 import { effectStatuses } from "./store.ts";
 
 /**
@@ -63,6 +71,7 @@ export function readPlanRecord(row: Row): PlanRecord {
     state: readJson(row, "state"),
     active: row["active"] === true || row["active"] === 1,
     version: readNumber(row, "version"),
+    createdAt: readNumber(row, "created_at"),
     updatedAt: readNumber(row, "updated_at"),
   };
 }
@@ -75,6 +84,7 @@ export function readOutboxEffect(row: Row): OutboxEffect {
     attempts: readNumber(row, "attempts"),
     lastError: readNullableString(row, "last_error"),
     leaseUntil: readNumber(row, "lease_until"),
+    enqueuedAt: readNumber(row, "enqueued_at"),
   };
 }
 
@@ -102,6 +112,15 @@ export function readDelivery(row: Row): InboxDelivery {
     receivedAt: readNumber(row, "received_at"),
     attempts: readNumber(row, "attempts"),
     leaseUntil: readNumber(row, "lease_until"),
+  };
+}
+
+/** The counts row of `countBacklog` (`pg` gives COUNT as a string). */
+export function readBacklog(row: Row): Backlog {
+  return {
+    deliveries: readNumber(row, "deliveries"),
+    effects: readNumber(row, "effects"),
+    timers: readNumber(row, "timers"),
   };
 }
 

@@ -49,6 +49,8 @@ export type PlanRecord = {
   active: boolean;
   /** Starts at 1 on insert and grows by 1 on every successful `commitPlan`. */
   version: number;
+  /** `now` of the commit that inserted it (the plan was opened). */
+  createdAt: number;
   /** `now` of the last commit. */
   updatedAt: number;
 };
@@ -86,6 +88,8 @@ export type OutboxEffect = {
   /** The error of the previous failed attempt, if any. */
   lastError: string | null;
   leaseUntil: number;
+  /** When the commit that decided it enqueued it (`now` of `commitPlan`). */
+  enqueuedAt: number;
 };
 
 export const effectStatuses = ["pending", "done", "dead"] as const;
@@ -115,14 +119,25 @@ export type InboxDelivery = DeliveryInput & { attempts: number; leaseUntil: numb
 /** A claimed due timer. Pass it back to `deleteTimer` once handled. */
 export type DueTimer = { planKey: PlanKey; key: string; at: number };
 
+/** Work waiting in the store: unprocessed deliveries, pending effects, timers (due or not). */
+export type Backlog = { deliveries: number; effects: number; timers: number };
+
 export const storeKinds = ["sqlite", "postgres"] as const;
 export type StoreKind = (typeof storeKinds)[number];
 
 export interface Store {
   readonly kind: StoreKind;
 
-  /** Creates or upgrades the schema (versioned, idempotent, safe when replicas run it at once). */
+  /**
+   * Creates or upgrades the schema (versioned, idempotent, safe when replicas run it at once), all
+   * missing steps in one transaction. Throws `SchemaTooNewError` (and changes nothing) when the
+   * database has a schema version newer than this code knows.
+   */
   migrate(): Promise<void>;
+  /** The newest schema version recorded in the database (0 before the first `migrate`). */
+  schemaVersion(): Promise<number>;
+  /** Counts the work waiting (for the inbox and outbox depth gauges). */
+  countBacklog(): Promise<Backlog>;
   close(): Promise<void>;
   /** Resolves when the database answers a trivial query; rejects when it cannot be reached. */
   ping(): Promise<void>;

@@ -7,6 +7,7 @@ import { describeInboxContract } from "./store-contract-inbox.ts";
 import { describeLeasesContract } from "./store-contract-leases.ts";
 import { describeOutboxContract } from "./store-contract-outbox.ts";
 import { describeRaceContract } from "./store-contract-race.ts";
+import { describeSchemaContract } from "./store-contract-schema.ts";
 import type { CreateTestDatabase } from "./test-database.ts";
 import { openTestStores } from "./test-database.ts";
 
@@ -48,8 +49,22 @@ export function describeStoreContract(createDatabase: CreateTestDatabase): void 
         state: { a: [1, "x"] },
         active: true,
         version: 1,
+        createdAt: 50,
         updatedAt: 50,
       });
+      await store.commitPlan(planKey(1), {
+        expectedVersion: 1,
+        state: "v2",
+        active: true,
+        ...noWork,
+        now: 90,
+      });
+      const updated = await store.getPlan(planKey(1));
+      assert.deepEqual(
+        [updated?.createdAt, updated?.updatedAt],
+        [50, 90],
+        "an update keeps when it was opened",
+      );
     });
 
     it("updates only from the current version and refuses a stale or missing one without writing", async (t) => {
@@ -124,4 +139,5 @@ export function describeStoreContract(createDatabase: CreateTestDatabase): void 
   describeInboxContract(open);
   describeLeasesContract(open);
   describeRaceContract(createDatabase);
+  describeSchemaContract(createDatabase);
 }
