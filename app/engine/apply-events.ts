@@ -4,6 +4,7 @@ import type { OrchestratorEvent } from "../../src/orchestrator/events.ts";
 import type { PlanState } from "../../src/orchestrator/state.ts";
 import { nextWakeAt } from "../../src/orchestrator/next-wake-at.ts";
 import { step } from "../../src/orchestrator/step.ts";
+import { recordPlanChange } from "../metrics/record-plan-change.ts";
 import { formatPlanKey } from "../store/store.ts";
 import type { EffectInput, PlanKey, TimerInput } from "../store/store.ts";
 import type { EngineDeps } from "./engine-deps.ts";
@@ -55,6 +56,7 @@ export async function applyEvents(deps: EngineDeps, input: ApplyEventsInput): Pr
     const version = (record?.version ?? 0) + 1;
     const { outbox, timers } = splitEffects(planKey, version, effects);
     const wake = nextWakeAt(state);
+    const now = deps.now();
     const committed = await deps.store.commitPlan(input.key, {
       expectedVersion: record?.version ?? 0,
       state: stored,
@@ -62,9 +64,13 @@ export async function applyEvents(deps: EngineDeps, input: ApplyEventsInput): Pr
       effects: outbox,
       timers: wake === null ? timers : [...timers, { key: WAKE_TIMER, at: wake }],
       cancelTimers: wake === null ? [WAKE_TIMER] : [],
-      now: deps.now(),
+      now,
     });
-    if (committed.ok) return { ok: true, plan: stored, effects };
+    if (committed.ok) {
+      if (deps.metrics)
+        recordPlanChange(deps.metrics, current?.state ?? null, state, record?.createdAt ?? now, now);
+      return { ok: true, plan: stored, effects };
+    }
     deps.log.debug({ planKey, attempt }, "plan changed meanwhile; deciding again");
   }
   deps.log.warn({ planKey }, "gave up committing after repeated conflicts");

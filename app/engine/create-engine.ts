@@ -22,6 +22,10 @@ export type Engine = {
   idle(): Promise<void>;
   /** Starts the poll and reconcile intervals. */
   start(intervals: { pollMs: number; reconcileMs: number }): void;
+  /**
+   * Stops taking work: the intervals end, no new drain or round starts, and it resolves once the
+   * round in flight has finished what it claimed (what is left stays in the store for any replica).
+   */
   stop(): Promise<void>;
 };
 
@@ -37,10 +41,12 @@ export function createEngine(deps: EngineDeps): Engine {
   const timers: NodeJS.Timeout[] = [];
   /** Set by `start`: no claim before the previous incarnation's leases are freed. */
   let released: Promise<void> = Promise.resolve();
+  /** Set by `stop`: no new round starts (a round in flight finishes what it claimed). */
+  let stopped = false;
 
   const drainOnce = async () => {
     await released;
-    for (let round = 0; round < MAX_ROUNDS; round++) {
+    for (let round = 0; round < MAX_ROUNDS && !stopped; round++) {
       const deliveries = await processDeliveries(deps, BATCH);
       const effects = await runEffects(deps, BATCH);
       const due = await runDueTimers(deps, BATCH);
@@ -50,6 +56,7 @@ export function createEngine(deps: EngineDeps): Engine {
   };
 
   const drain = async (): Promise<void> => {
+    if (stopped) return;
     if (running) {
       again = true;
       return running;
@@ -59,7 +66,7 @@ export function createEngine(deps: EngineDeps): Engine {
         do {
           again = false;
           await drainOnce();
-        } while (again);
+        } while (again && !stopped);
       } finally {
         running = null;
       }
@@ -67,11 +74,17 @@ export function createEngine(deps: EngineDeps): Engine {
     return running;
   };
 
+  /** Work started by `wake` or the intervals, for `stop` to wait on. */
+  const inFlight = new Set<Promise<void>>();
   const guarded = (what: string, work: () => Promise<void>) => {
-    work().catch((error: unknown) => deps.log.error({ err: error }, `${what} failed`));
+    const done = work()
+      .catch((error: unknown) => deps.log.error({ err: error }, `${what} failed`))
+      .finally(() => inFlight.delete(done));
+    inFlight.add(done);
   };
 
   const reconcile = async () => {
+    if (stopped) return;
     await reconcilePlans(deps);
     await drain();
     const pruned = await deps.store.pruneDeliveries(deps.now() - DELIVERY_RETENTION_MS);
@@ -86,14 +99,16 @@ export function createEngine(deps: EngineDeps): Engine {
       while (running) await running;
     },
     start: ({ pollMs, reconcileMs }) => {
+      stopped = false;
       released = releaseOwnLeases(deps);
       timers.push(setInterval(() => guarded("drain", drain), pollMs));
       timers.push(setInterval(() => guarded("reconcile", reconcile), reconcileMs));
       guarded("reconcile", reconcile);
     },
     stop: async () => {
+      stopped = true;
       for (const timer of timers.splice(0)) clearInterval(timer);
-      while (running) await running;
+      while (running || inFlight.size > 0) await Promise.all([running, ...inFlight]);
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Logger, ProbotOctokit } from "probot";
 import type { ApiCalls } from "../github/effect-context.ts";
 import type { GitHubCache } from "../github/github-cache.ts";
+import type { LoomMetrics } from "../metrics/create-metrics.ts";
 import type { Store } from "../store/store.ts";
 
 /** Everything the engine needs from outside, passed in (no globals, no environment). */
@@ -22,4 +23,6 @@ export type EngineDeps = {
   calls?: ApiCalls;
   /** Waits between bounded look-ups inside effects; tests pass an instant one. */
   sleep?: (ms: number) => Promise<void>;
+  /** Prometheus metrics of this App instance (`GET /metrics`); nothing is counted without. */
+  metrics?: LoomMetrics;
 };

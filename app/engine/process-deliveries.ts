@@ -26,13 +26,16 @@ async function processOne(deps: EngineDeps, delivery: InboxDelivery): Promise<vo
   try {
     await routeDelivery(deps, delivery);
     await deps.store.completeDelivery(delivery.id, deps.now());
+    deps.metrics?.deliveriesProcessed.inc({ outcome: "processed" });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (delivery.attempts >= MAX_DELIVERY_ATTEMPTS) {
       log.error({ err: error, attempts: delivery.attempts }, "delivery given up");
       await deps.store.completeDelivery(delivery.id, deps.now(), message);
+      deps.metrics?.deliveriesProcessed.inc({ outcome: "given_up" });
       return;
     }
+    deps.metrics?.deliveriesProcessed.inc({ outcome: "failed" });
     log.warn(
       { err: error, attempts: delivery.attempts },
       "delivery failed; it is retried when its lease ends",

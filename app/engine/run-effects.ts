@@ -1,6 +1,7 @@
 import type { Effect } from "../../src/orchestrator/effects.ts";
 import { EffectError } from "../github/effect-context.ts";
 import { executeEffect } from "../github/execute-effect.ts";
+import { recordEffectDone } from "../metrics/record-effect-done.ts";
 import type { OutboxEffect } from "../store/store.ts";
 import { applyEvents } from "./apply-events.ts";
 import { buildRepoContext, withState } from "./build-repo-context.ts";
@@ -36,6 +37,7 @@ async function runOne(deps: EngineDeps, item: OutboxEffect): Promise<void> {
     const octokit = await deps.getOctokit(item.planKey.installationId);
     const context = await buildRepoContext(deps, octokit, item.planKey, stored.repo);
     const events = await executeEffect(withState(context, stored.state, item.attempts), effect);
+    if (deps.metrics) recordEffectDone(deps.metrics, effect, events, deps.now() - item.enqueuedAt);
     if (events.length > 0) await applyEvents(deps, { key: item.planKey, events });
     await deps.store.completeEffect(item.key, { events: events.map((event) => event.type) }, deps.now());
   } catch (error) {
