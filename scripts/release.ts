@@ -3,13 +3,15 @@
  * on the current branch. A reusable workflow cannot refer to its own commit, so:
  *
  * 1. A = HEAD, which must hold `action/action.yml` and the built `action/dist`.
- * 2. Commit R: `.github/workflows/loom-stage.yml` uses `<owner/name>/action@A`. R is the release: tag it.
- * 3. Commit D: `examples/loom.yml` and README's caller use `<owner/name>/.github/workflows/loom-stage.yml@R`.
+ * 2. Commit R: the stage workflows (`loom-stage.yml`, `loom-stage-oidc.yml`) use `<owner/name>/action@A`.
+ *    R is the release: tag it.
+ * 3. Commit D: every example caller (`examples/*.yml`) and README's caller use
+ *    `<owner/name>/.github/workflows/loom-stage[-oidc].yml@R`.
  *
  * Refuses a dirty tree or a HEAD without the action bundle, and changes nothing then.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { stampLoomRefs, type LoomRef } from "../src/release/stamp-loom-refs.ts";
 
 const git = (...args: string[]): string => execFileSync("git", args, { encoding: "utf8" }).trim();
@@ -35,12 +37,23 @@ function release(argv: string[]): string {
       throw new Error(`HEAD ${action.slice(0, 12)} has no ${needed}: run npm run build and commit it`);
     }
   }
-  const stage = ".github/workflows/loom-stage.yml";
+  const stages = [".github/workflows/loom-stage.yml", ".github/workflows/loom-stage-oidc.yml"];
   stampLoomRefs("", "action", repository, action); // validates the name before anything is written
-  stampFiles([stage], "action", repository, action);
-  git("commit", "-q", "-m", `Release: the stage workflow uses ${repository}/action@${action}`, "--", stage);
+  stampFiles(stages, "action", repository, action);
+  git(
+    "commit",
+    "-q",
+    "-m",
+    `Release: the stage workflows use ${repository}/action@${action}`,
+    "--",
+    ...stages,
+  );
   const released = git("rev-parse", "HEAD");
-  const callers = ["examples/loom.yml", "README.md"];
+  const examples = readdirSync("examples")
+    .filter((name) => /\.ya?ml$/.test(name))
+    .map((name) => `examples/${name}`)
+    .sort();
+  const callers = [...examples, "README.md"];
   stampFiles(callers, "stage-workflow", repository, released);
   git(
     "commit",

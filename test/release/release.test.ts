@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -9,7 +9,11 @@ import { checkWorkflow } from "../workflows/check-workflow.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const PLACEHOLDER = "0".repeat(40);
-const SHIPPED = [".github/workflows/loom-stage.yml", "examples/loom.yml", "README.md", "action/action.yml"];
+const STAGE_WORKFLOWS = [".github/workflows/loom-stage.yml", ".github/workflows/loom-stage-oidc.yml"];
+const EXAMPLES = readdirSync(join(ROOT, "examples"))
+  .filter((name) => name.endsWith(".yml"))
+  .map((name) => `examples/${name}`);
+const SHIPPED = [...STAGE_WORKFLOWS, ...EXAMPLES, "README.md", "action/action.yml"];
 
 describe("stampLoomRefs", () => {
   const stage = readFileSync(join(ROOT, ".github/workflows/loom-stage.yml"), "utf8");
@@ -24,6 +28,21 @@ describe("stampLoomRefs", () => {
       "checkout untouched",
     );
     assert.ok(!text.includes(PLACEHOLDER));
+  });
+
+  it("pins a caller of either stage workflow, keeping which one it calls", () => {
+    const callers = [
+      "uses: loom-dev/loom/.github/workflows/loom-stage.yml@" + PLACEHOLDER,
+      "uses: loom-dev/loom/.github/workflows/loom-stage-oidc.yml@" + PLACEHOLDER,
+      "uses: loom-dev/loom/.github/workflows/other.yml@" + PLACEHOLDER,
+    ].join("\n");
+    const { text, count } = stampLoomRefs(callers, "stage-workflow", "acme/loom", "c".repeat(40));
+    assert.equal(count, 2);
+    assert.deepEqual(text.split("\n"), [
+      `uses: acme/loom/.github/workflows/loom-stage.yml@${"c".repeat(40)}`,
+      `uses: acme/loom/.github/workflows/loom-stage-oidc.yml@${"c".repeat(40)}`,
+      `uses: loom-dev/loom/.github/workflows/other.yml@${PLACEHOLDER}`,
+    ]);
   });
 
   it("re-pins an already released reference", () => {
@@ -75,7 +94,7 @@ describe("npm run release", () => {
   const git = (dir: string, ...args: string[]) =>
     execFileSync("git", args, { cwd: dir, encoding: "utf8" }).trim();
 
-  it("pins the stage workflow to the bundle's commit and the caller to the release commit", () => {
+  it("pins both stage workflows to the bundle's commit and every example caller to the release commit", () => {
     const dir = repository();
     const bundle = git(dir, "rev-parse", "HEAD");
     const result = run(dir, "acme/loom");
@@ -83,13 +102,29 @@ describe("npm run release", () => {
     const [docs, release, base] = git(dir, "log", "--format=%H", "-3").split("\n");
     assert.equal(base, bundle);
     assert.ok(result.stdout.includes(`release commit ${release}`));
-    const stageAtRelease = git(dir, "show", `${release}:.github/workflows/loom-stage.yml`);
-    assert.equal(stageAtRelease.match(new RegExp(`acme/loom/action@${bundle}`, "g"))?.length, 2);
-    assert.deepEqual(checkWorkflow(stageAtRelease), [], "the released stage workflow keeps the static rules");
-    for (const file of ["examples/loom.yml", "README.md"]) {
+    for (const [file, steps] of [
+      [".github/workflows/loom-stage.yml", 2],
+      [".github/workflows/loom-stage-oidc.yml", 3],
+    ] as const) {
+      const stageAtRelease = git(dir, "show", `${release}:${file}`);
+      assert.equal(stageAtRelease.match(new RegExp(`acme/loom/action@${bundle}`, "g"))?.length, steps, file);
+      assert.ok(!stageAtRelease.includes(PLACEHOLDER), `${file} has no placeholder left`);
+      assert.deepEqual(checkWorkflow(stageAtRelease), [], `${file} at the release keeps the static rules`);
+    }
+    assert.ok(EXAMPLES.length >= 5, "every example caller is released");
+    for (const file of [...EXAMPLES, "README.md"]) {
       const text = git(dir, "show", `${docs}:${file}`);
-      assert.ok(text.includes(`acme/loom/.github/workflows/loom-stage.yml@${release}`), file);
+      assert.match(
+        text,
+        new RegExp(`acme/loom/\\.github/workflows/loom-stage(-oidc)?\\.yml@${release}`),
+        file,
+      );
       assert.ok(!text.includes(PLACEHOLDER), `${file} has no placeholder left`);
+    }
+    for (const file of EXAMPLES) {
+      const before = readFileSync(join(ROOT, file), "utf8").includes("loom-stage-oidc.yml");
+      const after = git(dir, "show", `${docs}:${file}`).includes(`loom-stage-oidc.yml@${release}`);
+      assert.equal(after, before, `${file} still calls the same stage workflow`);
     }
     assert.equal(git(dir, "status", "--porcelain"), "");
   });
