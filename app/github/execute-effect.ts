@@ -5,6 +5,7 @@ import { createBranch } from "./create-branch.ts";
 import { deleteBranch } from "./delete-branch.ts";
 import { dispatchRun } from "./dispatch-run.ts";
 import type { EffectContext } from "./effect-context.ts";
+import { ensureLabel } from "./ensure-label.ts";
 import { mergeBranch } from "./merge-branch.ts";
 import { reply } from "./reply.ts";
 import { syncCheckRun } from "./sync-check-run.ts";
@@ -34,6 +35,8 @@ export async function executeEffect(ctx: EffectContext, effect: Effect): Promise
       return reply(ctx, effect);
     case "deleteBranch":
       return deleteBranch(ctx, effect);
+    case "ensureLabel":
+      return ensureLabel(ctx, effect);
     case "setTimer":
       // Timers live in the store; nothing happens on GitHub.
       return [];

@@ -41,6 +41,8 @@ export type Effect =
   | { type: "syncStatusComment"; key: string }
   | { type: "reply"; key: string; source: CommandSource; reaction: "+1" | "-1" | "eyes"; body: string | null }
   | { type: "setTimer"; key: string; at: number }
-  | { type: "deleteBranch"; key: string; branch: string };
+  | { type: "deleteBranch"; key: string; branch: string }
+  /** Create one of loom's labels in the repository unless it exists (low priority: see `plan-labels.ts`). */
+  | { type: "ensureLabel"; key: string; label: { name: string; color: string; description: string } };
 
 export type EffectType = Effect["type"];

@@ -145,7 +145,9 @@ export type OrchestratorEvent =
       headSha: string;
       checkRunId: number;
     }
-  | { type: "tick"; at: number };
+  | { type: "tick"; at: number }
+  /** The app dealt with one of the plan's labels (`ensureLabel`): it exists, or could not be made. */
+  | { type: "label.ensured"; at: number; name: string };
 
 export type OrchestratorEventType = OrchestratorEvent["type"];
 export type { SessionKind };

@@ -60,6 +60,8 @@ export type PlanState = {
    * moved. Absent in states written before it existed: those plans keep looking their runs up.
    */
   checkRuns?: Record<string, { headSha: string; id: number }>;
+  /** loom's labels the app has created (or found, or given up on) for this plan; absent before it did any. */
+  labelsEnsured?: string[];
   /** Order stages appear in the plan, for stable output. */
   order: string[];
   /** Transitions refused as invalid: recorded, never thrown. */

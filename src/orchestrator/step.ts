@@ -13,6 +13,7 @@ import { handleTick } from "./handle-tick.ts";
 import { schedule } from "./schedule.ts";
 import { computeSyncEffects } from "./sync-effects.ts";
 import { computeCleanupEffects } from "./clean-up-branches.ts";
+import { computeLabelEffects, recordLabelEnsured } from "./plan-labels.ts";
 
 export type StepResult = { state: PlanState; effects: Effect[] };
 
@@ -34,7 +35,7 @@ export function step(state: PlanState | null, event: OrchestratorEvent): StepRes
   const draft = state === null ? null : structuredClone(state);
   const ctx: StepContext = { state: draft ?? createPlanStateFor(event), effects: [], at: event.at };
   let headMoved = false;
-  if (ctx.state.closed && event.type !== "plan.opened" && event.type !== "checkRun.created") {
+  if (ctx.state.closed && !AFTER_CLOSE.has(event.type)) {
     reject(ctx, null, `${event.type} ignored: the pull request is closed`);
     if (event.type === "command.received") replyClosed(ctx, event);
   } else {
@@ -48,9 +49,17 @@ export function step(state: PlanState | null, event: OrchestratorEvent): StepRes
       ...ctx.effects,
       ...computeSyncEffects(state, ctx.state, headMoved),
       ...computeCleanupEffects(state, ctx.state),
+      ...computeLabelEffects(state, ctx.state),
     ],
   };
 }
+
+/** Events a closed plan still takes: a reopen, and records of what the app already did. */
+const AFTER_CLOSE: ReadonlySet<OrchestratorEvent["type"]> = new Set([
+  "plan.opened",
+  "checkRun.created",
+  "label.ensured",
+]);
 
 function createPlanStateFor(event: OrchestratorEvent): PlanState {
   if (event.type !== "plan.opened")
@@ -116,6 +125,9 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
       return false;
     case "tick":
       handleTick(ctx);
+      return false;
+    case "label.ensured":
+      recordLabelEnsured(ctx.state, event.name);
       return false;
   }
 }

@@ -1,6 +1,8 @@
 import type { Core } from "./create-core.ts";
 import type { CommentRecord, PullRecord, RepoRecord } from "./emulator-state.ts";
 import { takeId } from "./emulator-state.ts";
+import type { Role } from "./emulator-state.ts";
+import { checkLabel, createLabelRecord, findLabel } from "./repo-labels.ts";
 
 type Files = Record<string, string | null>;
 
@@ -21,6 +23,14 @@ export type Person = ReturnType<typeof createPerson>;
 
 export function createPerson(core: Core, repo: RepoRecord, login: string) {
   const author = { name: login, email: `${login}@users.noreply.example.invalid` };
+
+  const ROLES: Role[] = ["none", "read", "triage", "write", "maintain", "admin"];
+  /** Throws, as GitHub's UI offers nothing, when the person's role is below `least`. */
+  function needRole(least: Role, what: string): void {
+    const role = core.state.permissions.get(repo.fullName)?.get(login.toLowerCase()) ?? core.defaultRole;
+    if (ROLES.indexOf(role) < ROLES.indexOf(least))
+      throw new Error(`${login} (${role}) cannot ${what} in ${repo.fullName}: GitHub needs ${least}`);
+  }
 
   function pull(number: number): PullRecord {
     const found = core.findPull(repo, number);
@@ -83,11 +93,27 @@ export function createPerson(core: Core, repo: RepoRecord, login: string) {
     async comment(number: number, body: string): Promise<CommentRecord> {
       return core.addComment(repo, pull(number), body, login);
     },
+    /**
+     * Picks a label in the pull request's label menu. GitHub's menu offers only labels the
+     * repository has, to people with triage or more: a missing label or a lesser role throws.
+     */
     async addLabel(number: number, name: string): Promise<void> {
-      await core.changeLabels(repo, pull(number), [name], [], login);
+      needRole("triage", `label pull requests`);
+      const label = findLabel(core.state, repo, name);
+      if (!label) throw new Error(`${repo.fullName} has no label ${name}: GitHub's label menu cannot add it`);
+      await core.changeLabels(repo, pull(number), [label.name], [], login);
     },
     async removeLabel(number: number, name: string): Promise<void> {
+      needRole("triage", `label pull requests`);
       await core.changeLabels(repo, pull(number), [], [name], login);
+    },
+    /** Creates a repository label on the Labels page (GitHub: write access or more). */
+    createLabel(name: string, options: { color?: string; description?: string } = {}): void {
+      needRole("write", "create labels");
+      const input = { name, color: options.color, description: options.description };
+      const refusal = checkLabel(core.state, repo, input);
+      if (refusal) throw new Error(`GitHub refuses the label ${name}: ${refusal.code} ${refusal.field}`);
+      createLabelRecord(core.state, repo, input);
     },
     /** Clicks a check run's button: `check_run.requested_action` with its identifier. */
     async clickButton(checkRunId: number, identifier: string): Promise<void> {

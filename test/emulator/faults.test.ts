@@ -213,7 +213,7 @@ describe("scripted faults on webhooks", () => {
   let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
   before(async () => {
     receiver = await startWebhookReceiver();
-    emulator = await startEmulator({ webhookUrl: receiver.url });
+    emulator = await startEmulator({ webhookUrl: receiver.url, permissions: { alice: "write" } });
     await emulator.as("alice").openPullRequest({ head: "f", files: { "x.txt": "x\n" } });
     await emulator.settle();
     receiver.received.length = 0;
@@ -229,6 +229,7 @@ describe("scripted faults on webhooks", () => {
     emulator.faults.webhook({ event: "pull_request", action: "labeled", effect: "duplicate" });
     emulator.faults.webhook({ event: "pull_request", action: "unlabeled", effect: "reorder" });
     await alice.comment(1, "dropped");
+    alice.createLabel("loom:hold");
     await alice.addLabel(1, "loom:hold");
     await alice.removeLabel(1, "loom:hold");
     await alice.comment(1, "after the reorder");

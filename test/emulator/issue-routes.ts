@@ -1,6 +1,8 @@
 import type { CommentRecord, ReactionRecord } from "./emulator-state.ts";
 import { takeId } from "./emulator-state.ts";
 import { commentJson, labelJson } from "./github-json.ts";
+import { labelRoutes } from "./label-routes.ts";
+import { checkLabel, createLabelRecord, findLabel } from "./repo-labels.ts";
 import { userJson } from "./user-json.ts";
 import { fail, notFound, ok, paginate, readString, type RouteRequest, type Routes } from "./route-reply.ts";
 
@@ -30,6 +32,7 @@ function labelsOf(request: RouteRequest, names: string[]) {
 }
 
 export const issueRoutes: Routes = {
+  ...labelRoutes,
   "issues/list-comments": (request) => {
     const { core, repo } = request;
     const pull = pullOf(request);
@@ -119,6 +122,13 @@ export const issueRoutes: Routes = {
       typeof l === "string" ? l : String((l as { name?: string }).name ?? ""),
     );
     if (names.some((n) => n === "")) return fail(422, "Invalid label name");
+    // GitHub: adding labels through the API creates the ones the repository does not have yet
+    // (unlike the web UI, which offers only existing labels: `Person.addLabel`).
+    for (const name of names) {
+      if (findLabel(request.core.state, request.repo, name)) continue;
+      if (checkLabel(request.core.state, request.repo, { name })) return fail(422, "Validation Failed");
+      createLabelRecord(request.core.state, request.repo, { name });
+    }
     await request.core.changeLabels(request.repo, pull, names, [], request.login);
     return ok(labelsOf(request, pull.labels));
   },

@@ -22,7 +22,11 @@ describe("webhooks the emulator sends", () => {
   let octokit: Client;
   before(async () => {
     receiver = await startWebhookReceiver();
-    emulator = await startEmulator({ webhookUrl: receiver.url, webhookSecret: SECRET });
+    emulator = await startEmulator({
+      webhookUrl: receiver.url,
+      webhookSecret: SECRET,
+      permissions: { alice: "write" },
+    });
     octokit = createClient(emulator);
   });
   after(async () => {
@@ -63,6 +67,7 @@ describe("webhooks the emulator sends", () => {
     const before = await emulator.repo().git.readBranch("feature");
     const after = await alice.push("feature", { "more.txt": "x\n" });
     await alice.comment(1, "/loom status");
+    alice.createLabel("loom:hold");
     await alice.addLabel(1, "loom:hold");
     await alice.removeLabel(1, "loom:hold");
     const { data: check } = await octokit.rest.checks.create({
