@@ -19,6 +19,7 @@ import { reportPlanErrors } from "./report-plan-errors.ts";
 import { readStoredPlan } from "./stored-plan.ts";
 import type { RepoSettings } from "./stored-plan.ts";
 import { PullRequestDelivery, readRepo } from "./webhook-fields.ts";
+import { hasLiveHeartbeats } from "../github/read-latest-heartbeat.ts";
 import type { RepoOf } from "./webhook-fields.ts";
 
 /**
@@ -126,7 +127,10 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
         type: "plan.opened",
         at,
         plan: spec,
-        settings: toSettings(config.config),
+        settings: {
+          ...toSettings(config.config),
+          ...(hasLiveHeartbeats(deps.serverUrl) ? {} : { liveHeartbeats: false }),
+        },
         pr: { number: pull.number, headRef: pull.head.ref, headSha: pull.head.sha, baseRef: pull.base.ref },
         trusted: trust.trusted,
         labels: resolveLabels({

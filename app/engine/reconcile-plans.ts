@@ -35,6 +35,8 @@ export async function reconcilePlans(deps: EngineDeps): Promise<void> {
           if (reading.status === "in_progress" && session.status === "spawning") {
             events.push({ type: "run.started", at: deps.now(), stageId, attempt, runId });
           }
+          // On GHES a running run lists no artifacts (v3): nothing to read until it completes.
+          if (stored.state.settings.liveHeartbeats === false) continue;
           const heartbeat = await readLatestHeartbeat(context, runId);
           if (heartbeat?.ok && heartbeat.heartbeat.timestamp > (session.lastHeartbeat?.timestamp ?? 0)) {
             events.push({

@@ -5,6 +5,17 @@ import { listRunArtifacts, parseArtifactJson, readArtifactFile } from "./run-art
 import type { RunArtifact } from "./run-artifacts.ts";
 
 export const HEARTBEAT_PREFIX = "loom-heartbeat-";
+
+/**
+ * Whether a running run's heartbeats can be read while it runs, by where the App runs
+ * (`serverUrl`, from `GHE_HOST`): on github.com and GHE.com yes (artifact API v4 artifacts are
+ * listed as soon as they are uploaded); on GitHub Enterprise Server no: the action uploads with the
+ * artifact API v3 there, whose artifacts the REST API lists only once the run has completed.
+ */
+export function hasLiveHeartbeats(serverUrl: string | undefined): boolean {
+  const host = new URL(serverUrl ?? "https://github.com").hostname.toLowerCase();
+  return host === "github.com" || host.endsWith(".ghe.com");
+}
 export const HEARTBEAT_FILE = "heartbeat.json";
 
 export type HeartbeatReading =

@@ -33,6 +33,13 @@ export type Settings = {
   labelPrefix?: string;
   /** Delete the stage branches once every stage is merged or skipped (`delete_branches`); off when absent. */
   deleteBranches?: boolean;
+  /**
+   * Whether a running run's heartbeats can be read while it runs (absent: yes). Not on GitHub
+   * Enterprise Server: its artifact API v3 shows a run's artifacts only once the run has completed,
+   * so silence there says nothing and a running run is never cancelled as hung (the job's silence
+   * watchdog and `timeout-minutes` stop a stalled session). Set by the app from where it runs.
+   */
+  liveHeartbeats?: boolean;
 };
 
 export const DEFAULT_SETTINGS: Settings = {

@@ -45,6 +45,11 @@ function renderFacts(state: PlanState, stage: StageState, options: RenderOptions
   if (session) lines.push(`**Elapsed:** ${formatElapsed(stage, now)}`);
   const heartbeat = formatHeartbeat(session?.lastHeartbeat ?? null, now);
   if (heartbeat) lines.push(`**Last heartbeat:** ${escapeCell(heartbeat, 300)}`);
+  else if (session?.status === "running" && state.settings.liveHeartbeats === false)
+    lines.push(
+      "**Last heartbeat:** not shown while the run is in progress: GitHub Enterprise Server shows a " +
+        "run's artifacts once it has finished. The job's silence watchdog and timeout stop a stalled session.",
+    );
   const cost = getStageCost(stage);
   if (cost > 0) lines.push(`**Cost:** $${cost.toFixed(2)}`);
   if (session?.runId && options.runUrl)

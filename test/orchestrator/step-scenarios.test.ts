@@ -461,3 +461,23 @@ function deepFreeze(value: unknown): void {
   Object.freeze(value);
   for (const inner of Object.values(value)) deepFreeze(inner);
 }
+
+test("without live heartbeats (GHES), a running run is never cancelled as hung; a dispatch whose run never shows up still is", () => {
+  const story = new Story(makePlan([["a", []]]), {
+    settings: { heartbeatTimeoutMs: 300_000, liveHeartbeats: false },
+  });
+  story.send({ type: "run.dispatched", stageId: "a", attempt: 1, runId: 77 });
+  story.send({ type: "run.started", stageId: "a", attempt: 1, runId: 77 });
+  assert.equal(nextWakeAt(story.state), null, "nothing to wake for: the run's artifacts show when it ends");
+  story.send({ type: "tick" }, 6 * 3_600_000);
+  assert.deepEqual(story.of("cancelRun"), []);
+  assert.equal(story.stage("a").sessions[0]?.status, "running");
+  story.send({ type: "run.finished", stageId: "a", attempt: 1, runId: 77, outcome: "completed", detail: "" });
+  assert.equal(story.stage("a").status, "completed");
+
+  const lost = new Story(makePlan([["a", []]]), {
+    settings: { heartbeatTimeoutMs: 300_000, liveHeartbeats: false },
+  });
+  lost.send({ type: "tick" }, 300_000);
+  assert.equal(lost.stage("a").sessions[0]?.status, "hung", "no run was ever found for the dispatch");
+});
