@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { after, describe, it } from "node:test";
+import { STAGE_OUTCOMES } from "../../src/artifacts/stage-result.ts";
 import { evaluateExpression } from "./evaluate-expression.ts";
 import {
   DISPATCH_INPUTS,
@@ -87,6 +88,16 @@ for (const path of [STAGE, STAGE_OIDC]) {
       }
       assert.deepEqual(wired, { outcome: "outcome", "cost-usd": "cost_usd", turns: "turns" });
       assert.equal(session(run).id, "session");
+      for (const outcome of STAGE_OUTCOMES) {
+        assert.ok(
+          call.outputs.outcome?.description?.includes(outcome),
+          `the workflow's outcome names ${outcome}`,
+        );
+        assert.ok(
+          action.outputs.outcome?.description.includes(outcome),
+          `the action's outcome names ${outcome}`,
+        );
+      }
     });
 
     it("installs Claude Code, then runs the caller's setup, before the session; publish has no model", () => {
