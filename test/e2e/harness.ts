@@ -54,6 +54,11 @@ export type E2EOptions = {
   /** Runner faults per run (see `StageRunnerOptions.fault`). */
   fault?: StageRunnerOptions["fault"];
   onAppLog?: (line: Record<string, unknown>) => void;
+  /**
+   * Play GitHub Enterprise Server: the emulator's GHES mode (jobs get a GHES `GITHUB_SERVER_URL`,
+   * the artifact API v3, REST only under `/api/v3`), and the App configured as with `GHE_HOST`.
+   */
+  ghes?: boolean;
 };
 
 /**
@@ -133,12 +138,14 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     webhookSecret: SECRET,
     appSlug: "loom",
     permissions: options.permissions ?? { alice: "write", bob: "read" },
+    ghes: options.ghes ?? false,
   });
   const closers: (() => Promise<void>)[] = [];
   try {
     const replicas = options.replicas ?? 1;
     if (options.appProcess && (options.databaseUrl || replicas > 1))
       throw new Error("appProcess runs one app on a SQLite file");
+    if (options.appProcess && options.ghes) throw new Error("ghes runs the in-process app");
     const storeOptions: OpenStoreOptions = options.databaseUrl
       ? { databaseUrl: options.databaseUrl, schema: `e2e_${process.pid}_${Date.now()}` }
       : { sqlitePath: path.join(workDir, "loom.sqlite") };
@@ -184,7 +191,9 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     }
     for (const [i, replicaStore] of (appProcess ? [] : stores).entries()) {
       const app = await startLoomApp({
-        githubUrl: emulator.url,
+        // Probot's API URL from GHE_HOST is `<host>/api/v3`; links point at the host.
+        githubUrl: options.ghes ? `${emulator.url}/api/v3` : emulator.url,
+        ...(options.ghes ? { serverUrl: emulator.url } : {}),
         webhookSecret: SECRET,
         appId: 1,
         store: replicaStore,

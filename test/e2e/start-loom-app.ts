@@ -21,6 +21,8 @@ export type LoomAppServer = {
 
 export type LoomAppOptions = {
   githubUrl: string;
+  /** Where people open GitHub (the App's `serverUrl`, from `GHE_HOST`); default github.com. */
+  serverUrl?: string;
   webhookSecret: string;
   appId: number;
   store: Store;
@@ -69,6 +71,7 @@ export async function startLoomApp(options: LoomAppOptions): Promise<LoomAppServ
       now: options.now,
       workerId: options.workerId ?? "e2e",
       botLogin: options.botLogin,
+      ...(options.serverUrl === undefined ? {} : { serverUrl: options.serverUrl }),
       cache: createGitHubCache(),
       onEngine: (created) => {
         engine = created;
