@@ -14,6 +14,11 @@ export type Role = z.infer<typeof Role>;
  */
 export const LoomConfig = z
   .object({
+    /**
+     * Defaults from another repository's `.github/loom.yml` (`.github`, `owner/repo` or
+     * `owner/repo:path.yml`), read by the App through Probot's config plugin (`merge-repo-config.ts`).
+     */
+    _extends: z.string().min(1).optional(),
     /** The stage workflow file in `.github/workflows/` that loom dispatches. */
     workflow: z
       .string()
