@@ -5,6 +5,8 @@ export type CliCommand = {
   /** Arguments after the command name, for the usage text (e.g. `<plan.md> [--json]`). */
   usage: string;
   summary: string;
+  /** What `loom <name> --help` prints after the usage line: what it does, its options, exit codes. */
+  help: string;
   run(args: readonly string[], io: CliIo): Promise<number>;
 };
 

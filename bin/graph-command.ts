@@ -11,6 +11,15 @@ import { parseCommandArgs } from "./parse-command-args.ts";
 export const graphCommand: CliCommand = {
   usage: "<plan.md>",
   summary: "print the stage graph as mermaid",
+  help: [
+    "Prints the plan's stages and dependencies as a mermaid `graph TD` on stdout (GitHub renders it",
+    "in a ```mermaid block). An invalid plan prints its errors on stderr instead.",
+    "",
+    "options:",
+    "  -h, --help  this help",
+    "",
+    "exit status: 0 printed, 1 the plan is invalid, 2 bad usage or the file cannot be read",
+  ].join("\n"),
   async run(args, io) {
     const { path } = parseCommandArgs(args, {});
     const result = await loadPlan(path, io);

@@ -21,6 +21,19 @@ import { loadPlan } from "./load-plan.ts";
 export const promptCommand: CliCommand = {
   usage: "<plan.md> <stage> [--kind stage|recovery|merge] [--attempt N] [--repo DIR]",
   summary: "print the prompt a stage session would get",
+  help: [
+    "Prints the prompt (the signal) a Claude Code session of <stage> would get, with the knowledge",
+    "and the most relevant learnings of the checkout in --repo, as the action reads them. Only the",
+    "runner's own paths (shown under $RUNNER_TEMP) and a recovery's handoff differ.",
+    "",
+    "options:",
+    "  --kind stage|recovery|merge  which session (default: stage)",
+    "  --attempt N                  the attempt number, from 1 (default: 1)",
+    "  --repo DIR                   the repository checkout to read knowledge from (default: .)",
+    "  -h, --help                   this help",
+    "",
+    "exit status: 0 printed, 1 the plan is invalid, 2 bad usage, an unknown stage or an unreadable file",
+  ].join("\n"),
   async run(args, io) {
     const { planPath, stageId, kind, attempt, repo } = parsePromptArgs(args);
     const result = await loadPlan(planPath, io);

@@ -16,11 +16,12 @@ export function formatDiagnostics(path: string, report: ValidationReport): strin
         (a.severity === b.severity ? 0 : a.severity === "error" ? -1 : 1),
     )
     .map((d) => `${path}:${d.line}:${d.column}: ${d.severity}: ${d.message}`);
-  lines.push(`${path}: ${summarize(report)}`);
+  lines.push(`${path}: ${summarizeReport(report)}`);
   return lines.join("\n") + "\n";
 }
 
-function summarize(report: ValidationReport): string {
+/** `valid plan "Name": 3 stages on 2 levels, 1 warning` or `invalid plan: 2 errors, 0 warnings`. */
+export function summarizeReport(report: ValidationReport): string {
   const warnings = count(report.warnings.length, "warning");
   if (!report.ok) return `invalid plan: ${count(report.errors.length, "error")}, ${warnings}`;
   const levels = new Set(report.stages.map((stage) => stage.level)).size;

@@ -119,17 +119,27 @@ describe("bad usage exits 2 with a usage message on stderr", () => {
     [
       "validate without a file",
       ["validate"],
-      /missing the plan file argument\nusage: loom validate <plan\.md> \[--json\]/,
+      /missing the plan file or directory argument\nusage: loom validate <plan\.md\|dir>\.\.\. \[--json \| --format text\|json\|github\]/,
     ],
-    ["validate with two files", ["validate", "a.md", "b.md"], /unexpected argument "b\.md"/],
+    ["graph with two files", ["graph", "a.md", "b.md"], /unexpected argument "b\.md"/],
     ["an unknown flag", ["validate", FIXTURE, "--jsno"], /Unknown option '--jsno'/],
     ["graph with --json", ["graph", FIXTURE, "--json"], /Unknown option '--json'/],
     [
+      "an unknown format",
+      ["validate", FIXTURE, "--format", "xml"],
+      /--format must be one of text, json, github, got "xml"/,
+    ],
+    [
+      "--json with another format",
+      ["validate", FIXTURE, "--json", "--format", "github"],
+      /--json and --format github contradict each other/,
+    ],
+    [
       "a file that does not exist",
       ["validate", "no/such/PLAN-x.md"],
-      /cannot read no\/such\/PLAN-x\.md: no such file/,
+      /^loom validate: cannot read no\/such\/PLAN-x\.md: no such file or directory\n$/,
     ],
-    ["a directory", ["validate", "test"], /cannot read test: not a regular file/],
+    ["help for an unknown command", ["help", "frobnicate"], /loom help: unknown command "frobnicate"/],
   ];
   for (const [name, args, pattern] of cases) {
     it(name, () => {
@@ -143,28 +153,74 @@ describe("bad usage exits 2 with a usage message on stderr", () => {
   it("--help prints the usage on stdout, exit 0", () => {
     const { code, stdout } = runLoom(["--help"]);
     assert.equal(code, 0);
-    assert.match(stdout, /loom validate <plan\.md> \[--json\]/);
+    assert.match(stdout, /loom validate <plan\.md\|dir>\.\.\. \[--json \| --format text\|json\|github\]/);
     assert.match(stdout, /loom graph <plan\.md>/);
+    assert.match(stdout, /loom help <command>/);
+  });
+});
+
+describe("help and version", () => {
+  const validateHelp =
+    /^usage: loom validate <plan\.md\|dir>\.\.\. .*\n\n.*\n\n[^]*--format github[^]*exit status: 0 every plan is valid, 1 a plan is invalid, 2 /;
+  const forms: [string, string[], RegExp][] = [
+    ["loom validate --help", ["validate", "--help"], validateHelp],
+    ["loom validate -h after a path", ["validate", FIXTURE, "-h"], validateHelp],
+    ["loom help validate", ["help", "validate"], validateHelp],
+    ["loom graph --help", ["graph", "--help"], /^usage: loom graph <plan\.md>\n[^]*mermaid/],
+    [
+      "loom help prompt",
+      ["help", "prompt"],
+      /^usage: loom prompt <plan\.md> <stage>[^]*--kind stage\|recovery\|merge/,
+    ],
+  ];
+  for (const [name, args, pattern] of forms) {
+    it(`${name} prints that command's help on stdout, exit 0`, () => {
+      const { code, stdout, stderr } = runLoom(args);
+      assert.equal(code, 0, stderr);
+      assert.match(stdout, pattern);
+    });
+  }
+
+  it("a path after -- may be called -h", () => {
+    const { code, stderr } = runLoom(["validate", "--", "-h"]);
+    assert.equal(code, 2);
+    assert.match(stderr, /cannot read -h: no such file or directory/);
+  });
+
+  it("--version prints package.json's version", () => {
+    const { version } = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+      version: string;
+    };
+    for (const flag of ["--version", "-v"]) {
+      const { code, stdout } = runLoom([flag]);
+      assert.equal(code, 0);
+      assert.equal(stdout, `loom ${version}\n`);
+    }
   });
 });
 
 describe("the CLI entry", () => {
-  it("is an executable node script", () => {
-    const path = join(REPO_ROOT, "bin/loom.ts");
+  it("is an executable plain JavaScript node script, named by package.json's bin", () => {
+    const path = join(REPO_ROOT, "bin/loom.js");
     assert.equal(readFileSync(path, "utf8").split("\n")[0], "#!/usr/bin/env node");
-    assert.ok((statSync(path).mode & 0o111) !== 0, "bin/loom.ts is executable");
+    assert.ok((statSync(path).mode & 0o111) !== 0, "bin/loom.js is executable");
+    const { bin } = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { bin: unknown };
+    assert.deepEqual(bin, { loom: "./bin/loom.js" });
   });
 
   it("dispatches to any command in its table, so a new subcommand is one entry", async () => {
     const out: string[] = [];
     const io: CliIo = {
       readText: () => Promise.resolve({ ok: false, reason: "unused" }),
+      statPath: () => Promise.resolve({ kind: "missing", reason: "unused" }),
+      listPlanFiles: () => Promise.resolve({ ok: true, files: [] }),
       stdout: (t) => void out.push(t),
       stderr: (t) => void out.push(t),
     };
     const hello: CliCommand = {
       usage: "<name>",
       summary: "greet",
+      help: "Says hello.",
       run: (args, cliIo) => {
         cliIo.stdout(`hello ${args.join(" ")}\n`);
         return Promise.resolve(0);
@@ -175,5 +231,7 @@ describe("the CLI entry", () => {
     assert.deepEqual(out, ["hello plan.md stage-1\n"]);
     await runCli(["--help"], io, { ...COMMANDS, hello });
     assert.match(out.at(-1) ?? "", /loom hello <name> +greet/);
+    await runCli(["hello", "--help"], io, { ...COMMANDS, hello });
+    assert.equal(out.at(-1), "usage: loom hello <name>\n\ngreet.\n\nSays hello.\n");
   });
 });
