@@ -12,8 +12,10 @@ export type AppProcessOptions = {
   webhookSecret: string;
   appId: number;
   botLogin: string;
-  /** The SQLite file every incarnation opens (`LOOM_SQLITE_PATH`). */
-  sqlitePath: string;
+  /** The SQLite file every incarnation opens (`LOOM_SQLITE_PATH`), unless `databaseUrl` is given. */
+  sqlitePath?: string;
+  /** `DATABASE_URL`: PostgreSQL shared with other processes (replicas). */
+  databaseUrl?: string;
   /** `LOOM_WORKER_ID`, the same for every incarnation: a restart, not a new replica. */
   workerId: string;
   pollMs: number;
@@ -32,6 +34,8 @@ export type AppProcess = {
   logs: Record<string, unknown>[];
   /** How many times the app was started. */
   readonly incarnations: number;
+  /** How each incarnation that ended exited: its code, or the signal that killed it. */
+  exits: { code: number | null; signal: NodeJS.Signals | null }[];
   readonly running: boolean;
   /** Starts an incarnation (a fresh port) and resolves once it answers `/ping`. */
   start(): Promise<void>;
@@ -39,6 +43,14 @@ export type AppProcess = {
   kill(): Promise<void>;
   /** SIGTERM (main.ts stops its engine and store), SIGKILL if it lingers. */
   close(): Promise<void>;
+  /**
+   * Sends `signal` and resolves with how the process exited; SIGKILL after `killAfterMs` (default
+   * 15 s) if it has not, so a process that ignores the signal ends with `signal: "SIGKILL"`.
+   */
+  stop(
+    signal: NodeJS.Signals,
+    killAfterMs?: number,
+  ): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 };
 
 function freePort(): Promise<number> {
@@ -69,6 +81,7 @@ export function createAppProcess(options: AppProcessOptions): AppProcess {
   let exited: Promise<void> = Promise.resolve();
   let webhookUrl = "";
   let incarnations = 0;
+  const exits: AppProcess["exits"] = [];
 
   const record = (incarnation: number, line: string) => {
     if (line.trim() === "") return;
@@ -108,6 +121,7 @@ export function createAppProcess(options: AppProcessOptions): AppProcess {
     get incarnations() {
       return incarnations;
     },
+    exits,
     get running() {
       return child !== null;
     },
@@ -130,7 +144,8 @@ export function createAppProcess(options: AppProcessOptions): AppProcess {
         GHE_PROTOCOL: githubHost.protocol.replace(/:$/, ""),
         HOST: "127.0.0.1",
         PORT: String(port),
-        LOOM_SQLITE_PATH: options.sqlitePath,
+        ...(options.sqlitePath === undefined ? {} : { LOOM_SQLITE_PATH: options.sqlitePath }),
+        ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
         LOOM_WORKER_ID: options.workerId,
         LOOM_BOT_LOGIN: options.botLogin,
         LOOM_POLL_INTERVAL_SECS: String(options.pollMs / 1000),
@@ -144,8 +159,10 @@ export function createAppProcess(options: AppProcessOptions): AppProcess {
       });
       child = started;
       exited = new Promise((resolve) =>
-        started.once("exit", (code, signal) => {
+        // "close", not "exit": the last output lines (a refusal to start) are read by then.
+        started.once("close", (code, signal) => {
           record(incarnation, JSON.stringify({ level: 30, msg: `app process exited (${signal ?? code})` }));
+          exits.push({ code, signal });
           if (child === started) child = null;
           resolve();
         }),
@@ -170,6 +187,18 @@ export function createAppProcess(options: AppProcessOptions): AppProcess {
       throw new Error(`the app process never listened on ${port}:\n${tail(logs)}`);
     },
     kill: () => stopWith("SIGKILL"),
+    async stop(signal, killAfterMs = 15_000) {
+      const current = child;
+      if (current === null) throw new Error("the app process is not running");
+      const count = exits.length;
+      current.kill(signal);
+      const timer = setTimeout(() => current.kill("SIGKILL"), killAfterMs);
+      await exited;
+      clearTimeout(timer);
+      const exit = exits[count];
+      if (exit === undefined) throw new Error("the app process exit was not recorded");
+      return exit;
+    },
     async close() {
       const current = child;
       if (current === null) return;

@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { EventEmitter } from "node:events";
+import { test } from "node:test";
+import { shutdownOnSignals } from "../../app/shutdown-on-signals.ts";
+
+/** A fake process: signals are emitted by the test; exits, timers and log lines are recorded. */
+function setUp(stop: () => Promise<boolean>) {
+  const target = new EventEmitter();
+  const exits: number[] = [];
+  const lines: string[] = [];
+  const timers: { run: () => void; ms: number }[] = [];
+  const shutdown = shutdownOnSignals({
+    target,
+    log: () => ({
+      info: (_data, message) => lines.push(message),
+      error: (_data, message) => lines.push(message),
+    }),
+    stop,
+    exit: (code) => exits.push(code),
+    deadlineMs: 5_000,
+    setTimer: (run, ms) => timers.push({ run, ms }),
+  });
+  return { target, exits, lines, timers, shutdown };
+}
+
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+test("one signal drains and exits 0 once the drain is done", async () => {
+  let finish: (ok: boolean) => void = () => undefined;
+  const { target, exits, lines, timers } = setUp(() => new Promise((resolve) => (finish = resolve)));
+  target.emit("SIGTERM");
+  await flush();
+  assert.deepEqual(exits, [], "not before the drain ends");
+  assert.deepEqual(lines, ["loom stopping on SIGTERM"]);
+  assert.deepEqual(
+    timers.map((t) => t.ms),
+    [5_000],
+  );
+  finish(true);
+  await flush();
+  assert.deepEqual(exits, [0]);
+  assert.deepEqual(lines, ["loom stopping on SIGTERM", "loom stopped"]);
+  timers[0]!.run();
+  assert.deepEqual(exits, [0], "the deadline after a clean stop changes nothing");
+});
+
+test("a drain with a failed step exits 1", async () => {
+  const { target, exits } = setUp(() => Promise.resolve(false));
+  target.emit("SIGINT");
+  await flush();
+  assert.deepEqual(exits, [1]);
+});
+
+test("a second signal forces the exit at once", async () => {
+  const { target, exits, lines } = setUp(() => new Promise(() => undefined));
+  target.emit("SIGINT");
+  target.emit("SIGINT");
+  await flush();
+  assert.deepEqual(exits, [1]);
+  assert.deepEqual(lines, ["loom stopping on SIGINT", "loom forced to stop by a second SIGINT"]);
+});
+
+test("the deadline forces the exit when the drain hangs", () => {
+  const { target, exits, lines, timers } = setUp(() => new Promise(() => undefined));
+  target.emit("SIGTERM");
+  timers[0]!.run();
+  assert.deepEqual(exits, [1]);
+  assert.equal(lines.at(-1), "loom did not stop within 5 s; exiting anyway");
+});
+
+test("takeOver removes a listener that would exit in the middle of the drain (Probot's SIGINT)", async () => {
+  const { target, exits, shutdown } = setUp(() => Promise.resolve(true));
+  let probotRan = false;
+  target.on("SIGINT", () => (probotRan = true));
+  shutdown.takeOver();
+  assert.equal(target.listenerCount("SIGINT"), 1);
+  assert.equal(target.listenerCount("SIGTERM"), 1);
+  target.emit("SIGINT");
+  await flush();
+  assert.equal(probotRan, false);
+  assert.deepEqual(exits, [0]);
+});
