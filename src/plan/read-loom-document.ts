@@ -1,4 +1,5 @@
 import { detectStageType } from "./detect-stage-type.ts";
+import { findClosestName } from "./find-closest-name.ts";
 import { isRecord } from "./is-record.ts";
 import type { Diagnostics } from "./diagnostics.ts";
 import { describeZodIssues } from "./describe-zod-issues.ts";
@@ -38,12 +39,20 @@ export function readLoomDocument(value: unknown, at: YamlLocator, report: Diagno
   }
   const loom = value["loom"];
   if (!isRecord(loom)) {
-    report.error(
-      "loom" in value
-        ? "`loom:` must be a mapping with `version` and `stages`"
-        : "the METADATA yaml has no `loom:` key",
-      at.value(["loom"]),
-    );
+    const near = "loom" in value ? null : findClosestName("loom", Object.keys(value));
+    if (near !== null) {
+      report.error(
+        `the METADATA yaml has no \`loom:\` key (did you mean \`loom:\` for \`${near}:\`?)`,
+        at.key([near]),
+      );
+    } else {
+      report.error(
+        "loom" in value
+          ? "`loom:` must be a mapping with `version` and `stages`"
+          : "the METADATA yaml has no `loom:` key",
+        at.value(["loom"]),
+      );
+    }
     return null;
   }
   checkVersion(loom, at, report);

@@ -57,6 +57,13 @@ describe("a misspelt key is an error with 'did you mean', at the key", () => {
       column: 3,
     },
     {
+      name: "the loom key itself",
+      yaml: ["Loom:", "  version: 1", "  stages:", ...goodStage("a")],
+      fragment: "the METADATA yaml has no `loom:` key (did you mean `loom:` for `Loom:`?)",
+      line: 6,
+      column: 1,
+    },
+    {
       name: "a key of an acceptance check",
       yaml: [
         ...withStageB("      dependencies: [a]", "      acceptance:"),
