@@ -74,6 +74,12 @@ export type Emulator = {
   /** A token that acts as `login` in REST calls (tokens the emulator does not know act as the app's bot). */
   tokenFor(login: string): string;
   /**
+   * What GitHub does when a person confirms an App manifest posted by a setup page (the manifest
+   * flow): registers the App and returns the code and the `redirect_url?code=` the browser follows.
+   * Exchanging the code makes the registered App this emulator's App (id, key, webhook URL, secret).
+   */
+  registerApp(manifest: string): { code: string; redirectUrl: string };
+  /**
    * Where webhooks go from now on: one URL, null (recorded, not sent), or several app instances
    * behind a load balancer (round-robin; every `duplicateEvery`-th delivery also reaches the next
    * instance with the same `X-GitHub-Delivery`, as GitHub's redeliveries and retries do).

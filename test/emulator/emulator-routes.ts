@@ -1,4 +1,5 @@
 import { actionsRoutes } from "./actions-routes.ts";
+import { createFromManifest } from "./app-registration.ts";
 import { artifactRoutes } from "./artifact-routes.ts";
 import { checkRunRoutes } from "./check-run-routes.ts";
 import { issueRoutes } from "./issue-routes.ts";
@@ -16,4 +17,5 @@ export const emulatorRoutes: Routes = {
   ...actionsRoutes,
   ...artifactRoutes,
   ...issueRoutes,
+  "apps/create-from-manifest": createFromManifest,
 };

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { findOperation, validateRequest } from "../support/openapi.ts";
 import { DOWNLOAD_PREFIX, serveDownload } from "./artifact-routes.ts";
+import { isValidAppJwt } from "./app-registration.ts";
 import type { Core } from "./create-core.ts";
 import type { Faults, RouteFaultEffect } from "./create-faults.ts";
 import type { RunControl } from "./create-run-control.ts";
@@ -320,6 +321,26 @@ export function createRequestHandler(deps: RequestDeps) {
         errors: ["GitHub Enterprise Server serves the REST API under /api/v3"],
       });
       send(res, req, method, fail(404, "Not Found"), deps.core.now());
+      return;
+    }
+    const jwt = tokenOf(req.headers.authorization ?? "");
+    if (jwt.split(".").length === 3 && !isValidAppJwt(deps.core, jwt)) {
+      const status = send(
+        res,
+        req,
+        method,
+        fail(401, "A JSON web token could not be decoded"),
+        deps.core.now(),
+      );
+      deps.requests.push({
+        method,
+        path: url.pathname,
+        operationId: null,
+        status,
+        login,
+        body: undefined,
+        at: deps.core.now(),
+      });
       return;
     }
     const { reply, operationId, disconnect } = await answer(deps, method, url, text, req, login);

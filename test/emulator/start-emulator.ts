@@ -20,6 +20,7 @@ import {
 } from "./emulator-state.ts";
 import { createRequestHandler, type RecordedRequest, type Violation } from "./handle-request.ts";
 import type { EmulatorSettings } from "./route-reply.ts";
+import { registerApp } from "./app-registration.ts";
 import { buildRunnerEnv } from "./build-runner-env.ts";
 import { emulatorRoutes } from "./emulator-routes.ts";
 import type { Emulator, EmulatorOptions, RepoSeed } from "./emulator-api.ts";
@@ -156,6 +157,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       const token = `ghu_emulator_${login.replace(/[^\w-]/g, "_")}_${takeId(state)}`;
       state.tokens.set(token, login);
       return token;
+    },
+    registerApp(manifest) {
+      return registerApp(core, manifest);
     },
     setWebhookTarget(url, secret, fanOut) {
       if (Array.isArray(url)) {

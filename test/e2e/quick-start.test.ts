@@ -1,0 +1,231 @@
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { startEmulator, type Emulator } from "../emulator/start-emulator.ts";
+import { DIAMOND_PLAN } from "./sample-plans.ts";
+
+/**
+ * README, "The two commands" and "Quick start", done as a newcomer does them: `npm start` in a
+ * checkout with no credentials, the setup page, GitHub's manifest flow (played by the emulator as
+ * GitHub Enterprise Server, the one thing the `.env` says before the flow), then — with no restart
+ * and no further step — a working App: a signed `pull_request` webhook for a plan, sent by the
+ * emulator to the webhook URL the manifest registered, becomes check runs. Then `npm start` again,
+ * now from the `.env` the flow wrote (the restart that used to leave the App inert).
+ */
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+/** What a checkout of loom holds but a newcomer's does not: their own credentials and state. */
+const NOT_IN_A_FRESH_CHECKOUT = new Set([
+  ".env",
+  ".git",
+  "loom.sqlite",
+  "loom.sqlite-wal",
+  "loom.sqlite-shm",
+]);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+/** A checkout of loom in a temp folder (links to this one's files), so `.env` and the SQLite file are its own. */
+async function freshCheckout(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "loom-quick-start-"));
+  for (const entry of await readdir(ROOT)) {
+    if (!NOT_IN_A_FRESH_CHECKOUT.has(entry)) await symlink(path.join(ROOT, entry), path.join(dir, entry));
+  }
+  return dir;
+}
+
+type NpmStart = { child: ChildProcess; output: () => string; exited: Promise<number | null> };
+
+/** `npm start`, as typed in the checkout (its own process group, so the whole tree can be stopped). */
+function npmStart(cwd: string): NpmStart {
+  const env: Record<string, string> = {
+    PATH: process.env["PATH"] ?? "",
+    HOME: process.env["HOME"] ?? "/tmp",
+  };
+  const child = spawn("npm", ["start"], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let text = "";
+  child.stdout?.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+  child.stderr?.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, output: () => text, exited };
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGTERM to npm and the App under it (Ctrl-C's effect), SIGKILL after 15 s; returns once all are gone. */
+async function stop(run: NpmStart): Promise<void> {
+  const pid = run.child.pid;
+  if (pid === undefined || !groupAlive(pid)) return;
+  process.kill(-pid, "SIGTERM");
+  for (let attempt = 0; attempt < 150 && groupAlive(pid); attempt++) await sleep(100);
+  if (groupAlive(pid)) process.kill(-pid, "SIGKILL");
+  for (let attempt = 0; attempt < 50 && groupAlive(pid); attempt++) await sleep(100);
+}
+
+/** Polls `url` until `accept(status)`; bounded (300 × 100 ms). */
+async function waitFor(url: string, accept: (status: number) => boolean, run: NpmStart): Promise<Response> {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if (run.child.exitCode !== null)
+      throw new Error(`npm start exited (${run.child.exitCode}):\n${run.output()}`);
+    const response = await fetch(url, { redirect: "manual" }).catch(() => null);
+    if (response && accept(response.status)) return response;
+    await response?.body?.cancel();
+    await sleep(100);
+  }
+  throw new Error(`${url} never answered as expected:\n${run.output()}`);
+}
+
+/** Bounded wait (200 × 100 ms) for the emulator to hold check runs named `names` on `sha`. */
+async function waitForCheckRuns(
+  emulator: Emulator,
+  sha: string,
+  names: string[],
+  run: NpmStart,
+): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const have = new Set(emulator.state.checkRuns.filter((r) => r.headSha === sha).map((r) => r.name));
+    if (names.every((name) => have.has(name))) return;
+    await sleep(100);
+  }
+  const have = emulator.state.checkRuns.map((r) => `${r.name}@${r.headSha.slice(0, 7)}`);
+  assert.fail(`no check runs ${names.join(", ")} on ${sha} (have: ${have.join(", ")}):\n${run.output()}`);
+}
+
+const STAGE_CHECKS = ["loom: PLAN-diamond", "loom: a", "loom: b", "loom: c", "loom: d"];
+
+describe("README quick start: npm start, the setup page, then a working App", { timeout: 170_000 }, () => {
+  let emulator: Emulator;
+  let checkout: string;
+  let port: number;
+  let first: NpmStart | null = null;
+  let second: NpmStart | null = null;
+
+  before(async () => {
+    const caller = await readFile(path.join(ROOT, "examples/loom.yml"), "utf8");
+    emulator = await startEmulator({
+      webhookUrl: null,
+      permissions: { alice: "write" },
+      repos: [
+        {
+          owner: "acme",
+          name: "widgets",
+          files: { "README.md": "# widgets\n", ".github/workflows/loom.yml": caller },
+        },
+      ],
+    });
+    checkout = await freshCheckout();
+    port = await freePort();
+    const github = new URL(emulator.url);
+    // The newcomer's only settings before the flow: where GitHub is (here: the emulator as GitHub
+    // Enterprise Server) and where to listen. Everything else comes from the setup page.
+    await writeFile(
+      path.join(checkout, ".env"),
+      [
+        "# my loom",
+        `GHE_HOST=${github.host}`,
+        "GHE_PROTOCOL=http",
+        "HOST=127.0.0.1",
+        `PORT=${port}`,
+        "NO_SMEE_SETUP=true",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  after(async () => {
+    if (first) await stop(first);
+    if (second) await stop(second);
+    await emulator?.close();
+    if (checkout) await rm(checkout, { recursive: true, force: true });
+  });
+
+  it("registers the App from the manifest and serves webhooks at once, without a restart", async () => {
+    first = npmStart(checkout);
+    const base = `http://127.0.0.1:${port}`;
+    const root = await waitFor(`${base}/`, (status) => status === 302, first);
+    assert.equal(root.headers.get("location"), "/probot");
+    const page = await (await waitFor(`${base}/probot`, (status) => status === 200, first)).text();
+    const manifestText = /name="manifest" id="manifest" value='([^']*)'/.exec(page)?.[1];
+    assert.ok(manifestText, "the setup page carries the manifest");
+    const manifest = JSON.parse(manifestText) as {
+      name: string;
+      hook_attributes: { url: string };
+      redirect_url: string;
+      default_events: string[];
+      default_permissions: Record<string, string>;
+    };
+    assert.equal(manifest.name, "loom");
+    assert.deepEqual(manifest.default_events, ["pull_request", "issue_comment", "check_run", "workflow_run"]);
+    assert.equal(manifest.default_permissions["checks"], "write");
+    assert.equal(manifest.redirect_url, `${base}/probot/setup`);
+
+    // The person clicks "Register GitHub App", then "Create" on GitHub; GitHub redirects back.
+    const { redirectUrl } = emulator.registerApp(manifestText);
+    const redirected = await fetch(redirectUrl, { redirect: "manual" });
+    assert.equal(redirected.status, 302);
+    assert.match(redirected.headers.get("location") ?? "", /\/apps\/loom\/installations\/new$/);
+
+    const env = await readFile(path.join(checkout, ".env"), "utf8");
+    assert.match(env, /^# my loom$/m, "what the person wrote in .env stays");
+    assert.match(env, /^APP_ID=\d+$/m);
+    assert.match(env, /^WEBHOOK_SECRET=[0-9a-f]{40}$/m);
+    assert.match(env, /^PRIVATE_KEY="-----BEGIN RSA PRIVATE KEY-----\\n/m);
+    assert.equal((await stat(path.join(checkout, ".env"))).mode & 0o777, 0o600, ".env holds the private key");
+
+    // No restart: the same process now serves the App on the same port.
+    await waitFor(`${base}/healthz`, (status) => status === 200, first);
+
+    // The emulator sends the signed webhook to the URL the manifest registered.
+    const pull = await emulator.as("alice").openPullRequest({
+      head: "plan-diamond",
+      title: "Plan: diamond",
+      files: { [DIAMOND_PLAN.path]: DIAMOND_PLAN.text },
+    });
+    await waitForCheckRuns(emulator, pull.headSha, STAGE_CHECKS, first);
+    const attempts = emulator.deliveries.filter((d) => d.event === "pull_request").flatMap((d) => d.attempts);
+    assert.ok(attempts.length > 0);
+    assert.ok(
+      attempts.every((a) => a.url === manifest.hook_attributes.url && a.status === 200),
+      "accepted at the registered URL",
+    );
+    emulator.assertNoViolations();
+  });
+
+  it("starts again from the .env the setup page wrote", async () => {
+    assert.ok(first, "the first start ran");
+    await stop(first);
+    second = npmStart(checkout);
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(`${base}/healthz`, (status) => status === 200, second);
+    const pull = await emulator.as("alice").openPullRequest({
+      head: "plan-diamond-again",
+      title: "Plan: diamond again",
+      files: { "doc/plans/PLAN-diamond.md": DIAMOND_PLAN.text },
+    });
+    await waitForCheckRuns(emulator, pull.headSha, STAGE_CHECKS, second);
+    emulator.assertNoViolations();
+  });
+});
