@@ -1,20 +1,43 @@
 /**
- * `npm run release -- <owner/name>`: pins loom's workflows to this repository's commits, in two commits
- * on the current branch. A reusable workflow cannot refer to its own commit, so:
+ * `npm run release -- <owner/name> <version>`: releases loom as version `<version>` of the
+ * repository `<owner/name>`, in two commits and a tag on the current branch. A reusable workflow
+ * cannot refer to its own commit, so:
  *
  * 1. A = HEAD, which must hold `action/action.yml` and the built `action/dist`.
- * 2. Commit R: the stage workflows (`loom-stage.yml`, `loom-stage-oidc.yml`) use `<owner/name>/action@A`.
- *    R is the release: tag it.
+ * 2. Commit R: the stage workflows (`loom-stage.yml`, `loom-stage-oidc.yml`) use `<owner/name>/action@A`,
+ *    and package.json says `<version>`. R is the release: the annotated tag `v<version>` points at it.
  * 3. Commit D: every example caller (`examples/*.yml`) and README's caller use
- *    `<owner/name>/.github/workflows/loom-stage[-oidc].yml@R`.
+ *    `<owner/name>/.github/workflows/loom-stage[-oidc].yml@R`, and CHANGELOG.md gets the entry of
+ *    the release (what to pin, the commits since the previous tag).
  *
- * Refuses a dirty tree or a HEAD without the action bundle, and changes nothing then.
+ * Refuses a dirty tree, a HEAD without the action bundle, a malformed name or version, or a tag that
+ * exists already, and changes nothing then.
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  addChangelogEntry,
+  isReleaseVersion,
+  renderChangelogEntry,
+} from "../src/release/render-changelog-entry.ts";
 import { stampLoomRefs, type LoomRef } from "../src/release/stamp-loom-refs.ts";
 
 const git = (...args: string[]): string => execFileSync("git", args, { encoding: "utf8" }).trim();
+
+/** The newest tag reachable from HEAD that names a release (`v1.2.3`), or null. */
+function previousReleaseTag(): string | null {
+  const tags = git("tag", "--merged", "HEAD", "--sort=-creatordate", "--list", "v*").split("\n");
+  return tags.find((tag) => isReleaseVersion(tag.slice(1))) ?? null;
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
+    throw error;
+  }
+}
 
 function stampFiles(files: string[], kind: LoomRef, repository: string, sha: string): void {
   for (const file of files) {
@@ -25,10 +48,16 @@ function stampFiles(files: string[], kind: LoomRef, repository: string, sha: str
 }
 
 function release(argv: string[]): string {
-  const [repository, ...rest] = argv;
-  if (repository === undefined || rest.length > 0) throw new Error("usage: npm run release -- <owner/name>");
+  const [repository, version, ...rest] = argv;
+  if (repository === undefined || version === undefined || rest.length > 0)
+    throw new Error(
+      "usage: npm run release -- <owner/name> <version>, e.g. npm run release -- acme/loom 1.0.0",
+    );
+  if (!isReleaseVersion(version)) throw new Error(`"${version}" is not a version like 1.2.3`);
+  const tag = `v${version}`;
   if (git("status", "--porcelain") !== "")
     throw new Error("the working tree has changes: commit or stash them first");
+  if (git("tag", "--list", tag) !== "") throw new Error(`the tag ${tag} exists already`);
   const action = git("rev-parse", "HEAD");
   for (const needed of ["action/action.yml", "action/dist/main.js"]) {
     try {
@@ -39,29 +68,56 @@ function release(argv: string[]): string {
   }
   const stages = [".github/workflows/loom-stage.yml", ".github/workflows/loom-stage-oidc.yml"];
   stampLoomRefs("", "action", repository, action); // validates the name before anything is written
+  const previousTag = previousReleaseTag();
+  const subjects = git(
+    "log",
+    "--reverse",
+    "--no-merges",
+    "--format=%s",
+    ...(previousTag ? [`${previousTag}..HEAD`] : []),
+  )
+    .split("\n")
+    // loom's own release commits say nothing new about what changed.
+    .filter((line) => line !== "" && !/^Release v\d/.test(line));
   stampFiles(stages, "action", repository, action);
+  const pkg = JSON.parse(readFileSync("package.json", "utf8")) as Record<string, unknown>;
+  writeFileSync("package.json", `${JSON.stringify({ ...pkg, version }, null, 2)}\n`);
   git(
     "commit",
     "-q",
     "-m",
-    `Release: the stage workflows use ${repository}/action@${action}`,
+    `Release ${tag}: the stage workflows use ${repository}/action@${action}`,
     "--",
     ...stages,
+    "package.json",
   );
   const released = git("rev-parse", "HEAD");
+  git("tag", "-a", tag, "-m", `loom ${tag}`, released);
+  const date = git("log", "-1", "--format=%cs", released);
+  const entry = renderChangelogEntry({
+    version,
+    date,
+    repository,
+    releaseSha: released,
+    previousTag,
+    subjects,
+  });
+  writeFileSync("CHANGELOG.md", addChangelogEntry(readText("CHANGELOG.md"), entry));
   const examples = readdirSync("examples")
     .filter((name) => /\.ya?ml$/.test(name))
     .map((name) => `examples/${name}`)
     .sort();
   const callers = [...examples, "README.md"];
   stampFiles(callers, "stage-workflow", repository, released);
+  git("add", "CHANGELOG.md");
   git(
     "commit",
     "-q",
     "-m",
-    `Release: callers pin ${repository}'s stage workflow at ${released}`,
+    `Release ${tag}: callers pin ${repository}'s stage workflow at ${released}; CHANGELOG`,
     "--",
     ...callers,
+    "CHANGELOG.md",
   );
   return released;
 }
@@ -69,7 +125,7 @@ function release(argv: string[]): string {
 try {
   const released = release(process.argv.slice(2));
   console.log(
-    `release commit ${released}: tag it (git tag v<version> ${released}) and push the branch and the tag.`,
+    `release commit ${released}, tagged v${process.argv[3] ?? ""}: push the branch and the tag (git push --follow-tags).`,
   );
   console.log(`callers use: uses: ${process.argv[2] ?? ""}/.github/workflows/loom-stage.yml@${released}`);
 } catch (error) {

@@ -13,7 +13,7 @@ const STAGE_WORKFLOWS = [".github/workflows/loom-stage.yml", ".github/workflows/
 const EXAMPLES = readdirSync(join(ROOT, "examples"))
   .filter((name) => name.endsWith(".yml"))
   .map((name) => `examples/${name}`);
-const SHIPPED = [...STAGE_WORKFLOWS, ...EXAMPLES, "README.md", "action/action.yml"];
+const SHIPPED = [...STAGE_WORKFLOWS, ...EXAMPLES, "README.md", "action/action.yml", "package.json"];
 
 describe("stampLoomRefs", () => {
   const stage = readFileSync(join(ROOT, ".github/workflows/loom-stage.yml"), "utf8");
@@ -97,11 +97,19 @@ describe("npm run release", () => {
   it("pins both stage workflows to the bundle's commit and every example caller to the release commit", () => {
     const dir = repository();
     const bundle = git(dir, "rev-parse", "HEAD");
-    const result = run(dir, "acme/loom");
+    const result = run(dir, "acme/loom", "1.0.0");
     assert.equal(result.status, 0, result.stderr);
     const [docs, release, base] = git(dir, "log", "--format=%H", "-3").split("\n");
     assert.equal(base, bundle);
-    assert.ok(result.stdout.includes(`release commit ${release}`));
+    assert.ok(result.stdout.includes(`release commit ${release}, tagged v1.0.0`));
+    assert.equal(git(dir, "rev-parse", "v1.0.0^{commit}"), release, "the tag names the release commit");
+    assert.equal(git(dir, "cat-file", "-t", "v1.0.0"), "tag", "an annotated tag");
+    assert.equal(JSON.parse(git(dir, "show", `${release}:package.json`)).version, "1.0.0");
+    const changelog = git(dir, "show", `${docs}:CHANGELOG.md`);
+    assert.match(changelog, /^# Changelog\n/);
+    assert.match(changelog, /^## v1\.0\.0 \(\d{4}-\d{2}-\d{2}\)$/m);
+    assert.ok(changelog.includes(`uses: acme/loom/.github/workflows/loom-stage.yml@${release}`));
+    assert.match(changelog, /First release\. What it holds:\n\n- loom$/m);
     for (const [file, steps] of [
       [".github/workflows/loom-stage.yml", 2],
       [".github/workflows/loom-stage-oidc.yml", 3],
@@ -129,23 +137,60 @@ describe("npm run release", () => {
     assert.equal(git(dir, "status", "--porcelain"), "");
   });
 
+  it("a later release lists the commits since the previous tag, newest entry first", () => {
+    const dir = repository();
+    assert.equal(run(dir, "acme/loom", "1.0.0").status, 0);
+    writeFileSync(join(dir, "README.md"), `${readFileSync(join(dir, "README.md"), "utf8")}\nMore.\n`);
+    git(dir, "commit", "-q", "-am", "README: say more");
+    const result = run(dir, "acme/loom", "1.1.0");
+    assert.equal(result.status, 0, result.stderr);
+    const release = git(dir, "rev-parse", "v1.1.0^{commit}");
+    const changelog = readFileSync(join(dir, "CHANGELOG.md"), "utf8");
+    const newest = changelog.indexOf("## v1.1.0");
+    assert.ok(newest > 0 && newest < changelog.indexOf("## v1.0.0"), "newest first, the older entry kept");
+    const entry = changelog.slice(newest, changelog.indexOf("## v1.0.0"));
+    assert.ok(entry.includes(`loom-stage.yml@${release}`));
+    assert.match(
+      entry,
+      /Changes since v1\.0\.0:\n\n- Release v1\.0\.0: callers pin [^\n]+\n- README: say more\n/,
+    );
+    assert.match(readFileSync(join(dir, "README.md"), "utf8"), new RegExp(`loom-stage\\.yml@${release}`));
+  });
+
+  it("refuses a malformed version or a tag that exists, and changes nothing", () => {
+    const dir = repository();
+    const head = git(dir, "rev-parse", "HEAD");
+    const badVersion = run(dir, "acme/loom", "one");
+    assert.equal(badVersion.status, 1);
+    assert.match(badVersion.stderr, /"one" is not a version like 1\.2\.3/);
+    const missing = run(dir, "acme/loom");
+    assert.equal(missing.status, 1);
+    assert.match(missing.stderr, /usage: npm run release -- <owner\/name> <version>/);
+    git(dir, "tag", "v2.0.0");
+    const taken = run(dir, "acme/loom", "2.0.0");
+    assert.equal(taken.status, 1);
+    assert.match(taken.stderr, /the tag v2\.0\.0 exists already/);
+    assert.equal(git(dir, "rev-parse", "HEAD"), head);
+    assert.equal(git(dir, "status", "--porcelain"), "");
+  });
+
   it("changes nothing when HEAD has no action bundle, the tree is dirty or the name is bad", () => {
     const noDist = repository(false);
     const head = git(noDist, "rev-parse", "HEAD");
-    const refused = run(noDist, "acme/loom");
+    const refused = run(noDist, "acme/loom", "1.0.0");
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /no action\/dist\/main\.js: run npm run build/);
     assert.equal(git(noDist, "rev-parse", "HEAD"), head);
 
     const dirty = repository();
     writeFileSync(join(dirty, "README.md"), "edited\n");
-    const refusedDirty = run(dirty, "acme/loom");
+    const refusedDirty = run(dirty, "acme/loom", "1.0.0");
     assert.equal(refusedDirty.status, 1);
     assert.match(refusedDirty.stderr, /working tree has changes/);
     assert.equal(readFileSync(join(dirty, "README.md"), "utf8"), "edited\n", "the user's edit is kept");
 
     const badName = repository();
-    const refusedName = run(badName, "not a repo");
+    const refusedName = run(badName, "not a repo", "1.0.0");
     assert.equal(refusedName.status, 1);
     assert.match(refusedName.stderr, /not an owner\/name repository/);
     assert.equal(git(badName, "status", "--porcelain"), "");
