@@ -43,8 +43,9 @@ export type E2EOptions = {
   /** With replicas: every n-th webhook also reaches the next instance, same delivery id (default 3). */
   duplicateDeliveryEvery?: number;
   /**
-   * Run the real `node app/main.ts` as a child process (SQLite only) that the test can SIGKILL and
-   * start again (`e2e.appProcess`), instead of the in-process app. Its clock is real time.
+   * Run the real `node app/main.ts` as a child process that the test can SIGKILL and start again
+   * (`e2e.appProcess`), instead of the in-process app; with `replicas`, one process per replica on
+   * the PostgreSQL `databaseUrl` (`e2e.appProcesses`). Its clock is real time.
    */
   appProcess?: boolean;
   /** Run each action job from the TypeScript entry (default) or the committed bundle. */
@@ -78,8 +79,10 @@ export type E2E = {
   app: LoomAppServer;
   /** Every in-process app instance (`replicas`); empty with `appProcess`. */
   apps: LoomAppServer[];
-  /** The app as a child process (`appProcess: true`), else null. */
+  /** The app as a child process (`appProcess: true`), else null; the first one with `replicas`. */
   appProcess: AppProcess | null;
+  /** Every app child process (`appProcess: true`, one per replica); empty otherwise. */
+  appProcesses: AppProcess[];
   runner: StageRunner;
   /** A connection to the app's store (the first replica's with `replicas`). */
   store: Store;
@@ -143,8 +146,8 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
   const closers: (() => Promise<void>)[] = [];
   try {
     const replicas = options.replicas ?? 1;
-    if (options.appProcess && (options.databaseUrl || replicas > 1))
-      throw new Error("appProcess runs one app on a SQLite file");
+    if (options.appProcess && replicas > 1 && !options.databaseUrl)
+      throw new Error("several app processes share a PostgreSQL databaseUrl");
     if (options.appProcess && options.ghes) throw new Error("ghes runs the in-process app");
     const storeOptions: OpenStoreOptions = options.databaseUrl
       ? { databaseUrl: options.databaseUrl, schema: `e2e_${process.pid}_${Date.now()}` }
@@ -170,24 +173,36 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
         for (const app of apps) app.engine.wake();
       },
     };
-    const appProcess = options.appProcess
-      ? createAppProcess({
-          githubUrl: emulator.url,
-          webhookSecret: SECRET,
-          appId: 1,
-          botLogin: BOT,
-          sqlitePath: path.join(workDir, "loom.sqlite"),
-          workerId: "e2e",
-          pollMs: 250,
-          reconcileMs: 5_000,
-          cwd: workDir,
-          onListening: (url) => emulator.setWebhookTarget(url, SECRET),
-          ...(options.onAppLog ? { onLog: options.onAppLog } : {}),
-        })
-      : null;
-    if (appProcess) {
-      closers.unshift(() => appProcess.close());
-      await appProcess.start();
+    // Child processes reach the test's schema through DATABASE_URL (`options=-c search_path=…`).
+    const processDatabase = options.databaseUrl
+      ? { databaseUrl: withSearchPath(options.databaseUrl, storeOptions.schema!) }
+      : { sqlitePath: path.join(workDir, "loom.sqlite") };
+    const appProcesses: AppProcess[] = [];
+    for (let i = 0; i < (options.appProcess ? replicas : 0); i++) {
+      const child = createAppProcess({
+        githubUrl: emulator.url,
+        webhookSecret: SECRET,
+        appId: 1,
+        botLogin: BOT,
+        ...processDatabase,
+        workerId: i === 0 ? "e2e" : `e2e-${i + 1}`,
+        pollMs: 250,
+        reconcileMs: 5_000,
+        cwd: workDir,
+        ...(replicas === 1 ? { onListening: (url: string) => emulator.setWebhookTarget(url, SECRET) } : {}),
+        ...(options.onAppLog ? { onLog: options.onAppLog } : {}),
+      });
+      appProcesses.push(child);
+      closers.unshift(() => child.close());
+      await child.start();
+    }
+    const appProcess = appProcesses[0] ?? null;
+    if (appProcesses.length > 1) {
+      emulator.setWebhookTarget(
+        appProcesses.map((child) => child.webhookUrl),
+        SECRET,
+        { duplicateEvery: options.duplicateDeliveryEvery ?? 3 },
+      );
     }
     for (const [i, replicaStore] of (appProcess ? [] : stores).entries()) {
       const app = await startLoomApp({
@@ -246,6 +261,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
       },
       apps,
       appProcess,
+      appProcesses,
       runner,
       store,
       clock,
@@ -303,7 +319,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
         return blob === null ? null : blob.toString("utf8");
       },
       describe() {
-        const errors = (appProcess ? [appProcess.logs] : apps.map((app) => app.logs))
+        const errors = (appProcess ? appProcesses.map((child) => child.logs) : apps.map((app) => app.logs))
           .flat()
           .filter((l) => Number(l["level"]) >= 40)
           .map((l) => `app ${String(l["msg"])}: ${JSON.stringify(l["err"] ?? "").slice(0, 500)}`);
@@ -345,4 +361,11 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     await rm(workDir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** `url` with every connection's search_path set to `schema` (libpq's `options` parameter). */
+function withSearchPath(url: string, schema: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set("options", `-c search_path=${schema}`);
+  return parsed.toString();
 }
