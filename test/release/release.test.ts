@@ -150,10 +150,7 @@ describe("npm run release", () => {
     assert.ok(newest > 0 && newest < changelog.indexOf("## v1.0.0"), "newest first, the older entry kept");
     const entry = changelog.slice(newest, changelog.indexOf("## v1.0.0"));
     assert.ok(entry.includes(`loom-stage.yml@${release}`));
-    assert.match(
-      entry,
-      /Changes since v1\.0\.0:\n\n- Release v1\.0\.0: callers pin [^\n]+\n- README: say more\n/,
-    );
+    assert.match(entry, /Changes since v1\.0\.0:\n\n- README: say more\n/);
     assert.match(readFileSync(join(dir, "README.md"), "utf8"), new RegExp(`loom-stage\\.yml@${release}`));
   });
 
