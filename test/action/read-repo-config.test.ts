@@ -26,7 +26,7 @@ async function startApi(
   return { apiUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v3/`, seen };
 }
 
-const read = (apiUrl: string, overrides: { ref?: string; repository?: string } = {}) =>
+const read = (apiUrl: string, overrides: { ref?: string; repository?: string; timeoutMs?: number } = {}) =>
   readRepoConfig({
     github: createGitHubClient({ token: "ghs_job_token", apiUrl, retryBaseMs: 0 }),
     repository: "acme/widgets",
@@ -123,4 +123,19 @@ test("the API URL of GitHub Enterprise Server (GITHUB_API_URL, …/api/v3) is wh
   assert.equal(result.config?.max_parallel, 2);
   assert.match(api.seen[0]?.url ?? "", /^\/api\/v3\/repos\//);
   assert.match(String(api.seen[0]?.headers["user-agent"]), /loom-action/);
+});
+
+test("a GitHub that never answers is given up after the timeout, as a reason", async (t) => {
+  const sockets = new Set<import("node:net").Socket>();
+  const server = createServer(() => undefined);
+  server.on("connection", (socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => {
+    for (const socket of sockets) socket.destroy();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const result = await read(apiUrl, { timeoutMs: 300 });
+  assert.ok(!result.ok);
+  assert.match(result.reason, /GitHub did not answer within 0\.3 s/);
 });

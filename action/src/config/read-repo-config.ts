@@ -6,6 +6,14 @@ export const REPO_CONFIG_PATH = ".github/loom.yml";
 
 /** Larger than any real `.github/loom.yml`; a bigger answer is refused unread. */
 const MAX_CONFIG_BYTES = 64 * 1024;
+/** The whole read, retries included, before the stage gives up on the config (fail closed). */
+const READ_TIMEOUT_MS = 60_000;
+
+function isTimeout(error: unknown): boolean {
+  const named = error as { name?: unknown; cause?: unknown } | null;
+  if (named === null || typeof named !== "object") return false;
+  return named.name === "TimeoutError" || named.name === "AbortError" || isTimeout(named.cause);
+}
 
 /** The repository's config: absent (`null`), valid, or a reason it cannot be used. */
 export type RepoConfigRead = { ok: true; config: LoomConfig | null } | { ok: false; reason: string };
@@ -17,6 +25,8 @@ export type ReadRepoConfigOptions = {
   repository: string;
   /** The trusted commit: `GITHUB_SHA`, what the workflow was dispatched on (never the stage branch). */
   ref: string;
+  /** The whole read, retries included (default 60 s). */
+  timeoutMs?: number;
 };
 
 /**
@@ -30,6 +40,7 @@ export async function readRepoConfig(options: ReadRepoConfigOptions): Promise<Re
     return refuse(`GITHUB_REPOSITORY "${repository}" is not owner/name`);
   if (!/^[0-9a-f]{40,64}$/.test(ref)) return refuse(`GITHUB_SHA "${ref}" is not a commit SHA`);
   const [owner = "", repo = ""] = repository.split("/");
+  const timeoutMs = options.timeoutMs ?? READ_TIMEOUT_MS;
   let data: unknown;
   try {
     // The path is a constant, written out so its slashes stay slashes (`{path}` would encode them).
@@ -38,9 +49,11 @@ export async function readRepoConfig(options: ReadRepoConfigOptions): Promise<Re
       repo,
       ref,
       headers: { accept: "application/vnd.github.raw+json" },
+      request: { signal: AbortSignal.timeout(timeoutMs) },
     });
     data = response.data as unknown;
   } catch (error) {
+    if (isTimeout(error)) return refuse(`GitHub did not answer within ${timeoutMs / 1000} s`);
     return answerOf(error);
   }
   const text = textOf(data);

@@ -27,7 +27,6 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
       baseUrl: options.apiUrl.replace(/\/+$/, ""),
       userAgent: "loom-action",
       retry: { retries: GITHUB_RETRIES, retryAfterBaseValue: options.retryBaseMs ?? 1_000 },
-      request: { timeout: 30_000 },
     },
     retry,
   );
