@@ -30,6 +30,8 @@ export type FakeGitHub = {
   /** Answers for the next merges of a head branch (default 201). */
   mergeAnswers: Map<string, MergeAnswer[]>;
   cancelled: number[];
+  /** Repository labels by lower-case name (GitHub's names are unique ignoring case). */
+  labels: Map<string, { name: string; color: string; description: string | null }>;
   /** What GET /pulls/{n} says. */
   pullState: "open" | "closed";
   /** Runs GitHub reports: status, conclusion and the loom-result the run uploaded. */
@@ -62,6 +64,7 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
     merges: [],
     mergeAnswers: new Map(),
     cancelled: [],
+    labels: new Map(),
     pullState: "open",
     runs: new Map(),
     finishRun: (runId, conclusion, result) => {
@@ -86,7 +89,13 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
       const path = url.pathname + url.search;
       const recorded = gh.requests.findLast((r) => r.method === method && r.path === path);
       const body = recorded?.body as Json | undefined;
-      const [status, data, headers] = route(fake, method, url, body ?? {});
+      const [status, data, headers] = route(
+        fake,
+        method,
+        url,
+        body ?? {},
+        request.headers.get("accept") ?? "",
+      );
       return [status, data as nock.Body, headers ?? {}];
     });
     interceptors.push(interceptor);
@@ -97,13 +106,17 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
   return fake;
 }
 
-function route(fake: FakeGitHub, method: string, url: URL, body: Json): Reply {
+function route(fake: FakeGitHub, method: string, url: URL, body: Json, accept: string): Reply {
   const path = decodeURIComponent(url.pathname);
   const q = url.searchParams;
   let m: RegExpExecArray | null;
   if (method === "POST" && /^\/app\/installations\/\d+\/access_tokens$/.test(path)) {
     return [201, { token: "ghs_testtoken", expires_at: "2099-01-01T00:00:00Z", permissions: {} }];
   }
+  // Another repository's file (Probot's config plugin looks for `<owner>/.github`): GitHub answers
+  // 404 for a repository that does not exist or that the installation cannot see.
+  if (method === "GET" && !path.startsWith(`${BASE}/`) && /^\/repos\/[^/]+\/[^/]+\/contents\//.test(path))
+    return [404, { message: "Not Found" }];
   if (!path.startsWith(BASE)) return unhandled(fake, method, path);
   const rest = path.slice(BASE.length);
   if (method === "GET" && rest === "") {
@@ -147,6 +160,9 @@ function route(fake: FakeGitHub, method: string, url: URL, body: Json): Reply {
     const sha = fake.refs.get(ref) ?? ref;
     const text = fake.files.get(`${sha}:${m[1]}`) ?? fake.files.get(`${ref}:${m[1]}`);
     if (text === undefined) return [404, { message: "Not Found" }];
+    // `application/vnd.github.raw+json` (or `.v3.raw`): GitHub answers the file's bytes alone.
+    if (/application\/vnd\.github(\.v3)?\.raw/.test(accept))
+      return [200, text, { "content-type": "application/vnd.github.raw; charset=utf-8" }];
     const content = Buffer.from(text).toString("base64");
     return [
       200,
@@ -171,6 +187,25 @@ function route(fake: FakeGitHub, method: string, url: URL, body: Json): Reply {
     const sha = fake.refs.get(m[1] ?? "");
     if (sha === undefined) return [404, { message: "Not Found" }];
     return [200, { ref: `refs/heads/${m[1]}`, object: { sha, type: "commit" } }];
+  }
+  if (method === "POST" && rest === "/labels") {
+    // GitHub: 201, or 422 with `errors[].code: already_exists` for a name taken in any letter case.
+    const name = String(body["name"]);
+    if (fake.labels.has(name.toLowerCase()))
+      return [
+        422,
+        {
+          message: "Validation Failed",
+          errors: [{ resource: "Label", code: "already_exists", field: "name" }],
+        },
+      ];
+    const label = {
+      name,
+      color: typeof body["color"] === "string" ? body["color"] : "ededed",
+      description: (body["description"] as string) ?? null,
+    };
+    fake.labels.set(name.toLowerCase(), label);
+    return [201, { id: fake.labels.size, node_id: "LA_x", url: "", default: false, ...label }];
   }
   if (method === "POST" && rest === "/git/refs") {
     const name = String(body["ref"]).replace(/^refs\/heads\//, "");
