@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { readRepoConfig } from "../../action/src/config/read-repo-config.ts";
 import { createGitHubClient } from "../../action/src/github/create-github-client.ts";
 
@@ -126,7 +126,7 @@ test("the API URL of GitHub Enterprise Server (GITHUB_API_URL, …/api/v3) is wh
 });
 
 test("a GitHub that never answers is given up after the timeout, as a reason", async (t) => {
-  const sockets = new Set<import("node:net").Socket>();
+  const sockets = new Set<Socket>();
   const server = createServer(() => undefined);
   server.on("connection", (socket) => sockets.add(socket));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
