@@ -15,6 +15,7 @@ import { readAppConfig } from "./config/app-config.ts";
 import { createGitHubCache } from "./github/github-cache.ts";
 import { UnthrottledOctokit } from "./github/unthrottled-octokit.ts";
 import { createLoomApp } from "./index.ts";
+import { limitWebhookBodies } from "./limit-webhook-body.ts";
 import { acceptWebhooksAtRoot } from "./setup/accept-webhooks-at-root.ts";
 import { hasAppCredentials } from "./setup/has-app-credentials.ts";
 import { loadEnvFile } from "./setup/load-env-file.ts";
@@ -38,6 +39,8 @@ async function main(env: NodeJS.ProcessEnv): Promise<void> {
   }
   const envPath = path.join(process.cwd(), ".env");
   loadEnvFile(env, envPath);
+  // Bodies over GitHub's 25 MB webhook cap get 413 before Probot buffers them.
+  limitWebhookBodies();
   if (!hasAppCredentials(env)) {
     await serveSetup({ envPath, env, startApp: () => startLoom(env), onStartFailed: fail });
     return;

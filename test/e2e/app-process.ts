@@ -37,6 +37,8 @@ export type AppProcess = {
   /** How each incarnation that ended exited: its code, or the signal that killed it. */
   exits: { code: number | null; signal: NodeJS.Signals | null }[];
   readonly running: boolean;
+  /** The running incarnation's process id, or null. */
+  readonly pid: number | null;
   /** Starts an incarnation (a fresh port) and resolves once it answers `/ping`. */
   start(): Promise<void>;
   /** SIGKILL: no shutdown, no goodbye; resolves once the process is gone. */
@@ -124,6 +126,9 @@ export function createAppProcess(options: AppProcessOptions): AppProcess {
     exits,
     get running() {
       return child !== null;
+    },
+    get pid() {
+      return child?.pid ?? null;
     },
     async start() {
       if (child !== null) throw new Error("the app process is already running");
