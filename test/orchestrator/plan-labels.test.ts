@@ -64,7 +64,7 @@ describe("loom's labels are created when a plan first appears", () => {
     story.send({ type: "run.dispatched", stageId: "api", attempt: 1, runId: 11 });
     assert.deepEqual(story.of("ensureLabel"), [], "the hold label is still pending in the outbox");
     answerLabels(story);
-    story.send({ type: "head.moved", headSha: "f".repeat(40), byLoom: false });
+    story.send({ type: "tick" });
     story.send({ type: "plan.changed", plan: makePlan([["api", []]], "c".repeat(40)) });
     assert.deepEqual(story.of("ensureLabel"), []);
   });
