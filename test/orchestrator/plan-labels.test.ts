@@ -101,7 +101,6 @@ describe("loom's labels are created when a plan first appears", () => {
       command: "approve",
       sender: "alice",
       source: { kind: "comment", commentId: 1 },
-      sha: story.state.pr.headSha,
     });
     assert.equal(story.of("ensureLabel")[0]?.label.name, "loom:hold");
   });
