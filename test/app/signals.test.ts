@@ -32,6 +32,9 @@ describe("the App process drains on SIGINT and SIGTERM", { timeout: 90_000 }, ()
     it(`${signal}: stops taking work, releases its leases, closes the store, logs it and exits 0`, async (t) => {
       const { app, sqlitePath } = startApp(t);
       await app.start();
+      const metrics = await fetch(new URL("/metrics", app.webhookUrl));
+      assert.equal(metrics.status, 200, "the real entry serves /metrics");
+      assert.match(await metrics.text(), /^loom_inbox_depth 0$/m);
       // Bounded: stop() sends SIGKILL after 15 s, which would end with signal SIGKILL, not code 0.
       const exit = await app.stop(signal);
       const messages = app.logs.map((line) => String(line["msg"]));
