@@ -21,6 +21,31 @@ export function describeStoreContract(createDatabase: CreateTestDatabase): void 
   const open = async (t: TestContext): Promise<Store> =>
     (await openTestStores(t, createDatabase, 1)).stores[0]!;
 
+  describe("backlog", () => {
+    it("counts unprocessed deliveries, pending effects and timers", async (t) => {
+      const store = await open(t);
+      assert.deepEqual(await store.countBacklog(), { deliveries: 0, effects: 0, timers: 0 });
+      await store.commitPlan(planKey(1), {
+        expectedVersion: 0,
+        state: 1,
+        active: true,
+        effects: [
+          { key: "e1", effect: "x" },
+          { key: "e2", effect: "y" },
+        ],
+        timers: [{ key: "wake", at: 5 }],
+      });
+      for (const id of ["d1", "d2"])
+        await store.recordDelivery({ id, name: "pull_request", payload: id, receivedAt: 1 });
+      assert.deepEqual(await store.countBacklog(), { deliveries: 2, effects: 2, timers: 1 });
+      const [delivery] = await store.claimDeliveries("w", 1, 60_000, 10);
+      await store.completeDelivery(delivery!.id, 11);
+      const [effect] = await store.claimEffects("w", 1, 60_000, 10);
+      await store.completeEffect(effect!.key, null, 11);
+      assert.deepEqual(await store.countBacklog(), { deliveries: 1, effects: 1, timers: 1 });
+    });
+  });
+
   describe("health", () => {
     it("answers a ping while open and refuses one once closed", async (t) => {
       const store = await open(t);
