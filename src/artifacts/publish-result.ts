@@ -43,13 +43,17 @@ export const PUBLISH_RULES = [
   "ref-not-allowed",
   /** The stage branch is missing on origin, or the bundle does not fast-forward it. */
   "not-fast-forward",
-  /** A change under `.github/` without `allow_workflow_changes`. */
+  /** A change under `.github/workflows/` (not a caller of loom) without `allow_workflow_changes`. */
   "workflow-change",
-  /** A change to `.claude/`, `CLAUDE.md`, `CLAUDE.local.md` or `.mcp.json` without `allow_agent_config_changes`. */
+  /** A change to `.claude/`, `CLAUDE.md`, `CLAUDE.local.md`, `.mcp.json` (or Copilot's instructions) without `allow_agent_config_changes`. */
   "agent-config-change",
+  /** A change to `.github/loom.yml` or a caller workflow of loom's stage workflow; no flag allows it. */
+  "loom-config-change",
+  /** A change elsewhere under `.github/` (actions, CODEOWNERS, dependabot, …); no flag allows it. */
+  "github-change",
   /** An edit or deletion of existing lines in `doc/loom/knowledge/*.md` without `allow_knowledge_edits`. */
   "knowledge-rewrite",
-  /** The session changed the plan file it runs (the plan decides what publish allows). */
+  /** The session added, changed, renamed or deleted a plan file (`PLAN-*.md` in any folder, also `IN_PROGRESS-` and `DONE-`); no flag allows it. */
   "plan-change",
   /** A secret in an added line, a changed path or a commit message. */
   "secret",

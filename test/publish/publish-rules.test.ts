@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { classifyPath } from "../../action/src/publish/classify-path.ts";
+import { callsLoomStage, classifyPath } from "../../action/src/publish/classify-path.ts";
+import { readCallerWorkflows } from "../../action/src/publish/read-caller-workflows.ts";
 import {
   isAppendOnly,
   keepsAllLines,
@@ -15,9 +16,19 @@ describe("classifyPath", () => {
   const cases: [string, ReturnType<typeof classifyPath>][] = [
     [".github/workflows/ci.yml", "workflow-change"],
     [".GitHub/Workflows/ci.yml", "workflow-change"],
-    [".github/loom.yml", "workflow-change"],
+    [".github/workflows/nested/x.yml", "workflow-change"],
+    [".github/loom.yml", "loom-config-change"],
+    [".github/LOOM.yaml", "loom-config-change"],
+    [".github/workflows/loom.yml", "loom-config-change"],
+    [".github/workflows/loom-callers.yml", "loom-config-change"],
+    [".github/workflows", "loom-config-change"],
+    [".github", "loom-config-change"],
+    [".github/actions/build/action.yml", "github-change"],
+    [".github/CODEOWNERS", "github-change"],
+    [".github/dependabot.yml", "github-change"],
+    [".github/copilot-instructions.md", "agent-config-change"],
+    [".github/instructions/ts.instructions.md", "agent-config-change"],
     ["docs/.github/notes.md", null],
-    [".github", "workflow-change"],
     [".claude", "agent-config-change"],
     [".githubx/a", null],
     [".claude/settings.json", "agent-config-change"],
@@ -26,6 +37,15 @@ describe("classifyPath", () => {
     ["sub/CLAUDE.local.md", "agent-config-change"],
     [".mcp.json", "agent-config-change"],
     ["src/claude.ts", null],
+    ["doc/plans/PLAN-evil.md", "plan-change"],
+    ["PLAN-root.md", "plan-change"],
+    ["deep/down/IN_PROGRESS-PLAN-x.md", "plan-change"],
+    ["doc/plans/DONE-PLAN-x.md", "plan-change"],
+    ["doc/plans/plan-lower.MD", "plan-change"],
+    [".github/workflows/PLAN-x.md", "plan-change"],
+    ["doc/plans/PLAN-x.txt", null],
+    ["doc/plans/MY-PLAN-x.md", null],
+    ["doc/PLANS.md", null],
     ["doc/loom/knowledge/learnings.md", "knowledge-rewrite"],
     ["doc/loom/knowledge/learnings/2026-11-22-api-0123abcd.md", "knowledge-rewrite"],
     ["doc/loom/knowledge/Learnings", "knowledge-rewrite"],
@@ -35,7 +55,24 @@ describe("classifyPath", () => {
     ["src/index.ts", null],
   ];
   for (const [path, rule] of cases)
-    it(`${path} → ${String(rule)}`, () => assert.equal(classifyPath(path), rule));
+    it(`${path} → ${String(rule)}`, () => assert.equal(classifyPath(path, ["loom-callers.yml"]), rule));
+
+  it("finds loom's callers by what they call", () => {
+    assert.equal(callsLoomStage("    uses: loom-dev/loom/.github/workflows/loom-stage.yml@abc\n"), true);
+    assert.equal(callsLoomStage('    uses: "o/r/.github/workflows/loom-stage-oidc.yaml@abc"\n'), true);
+    assert.equal(callsLoomStage("    uses: ./.github/workflows/loom-stage.yml\n"), true);
+    assert.equal(callsLoomStage("# see loom-stage.yml\n    uses: actions/checkout@abc\n"), false);
+  });
+
+  it("reads the caller's name from .github/loom.yml, loom.yml always included", () => {
+    assert.deepEqual(readCallerWorkflows(null), ["loom.yml"]);
+    assert.deepEqual(readCallerWorkflows("workflow: agents.yaml\nmax_parallel: 2\n"), [
+      "loom.yml",
+      "agents.yaml",
+    ]);
+    assert.deepEqual(readCallerWorkflows("workflow: ../../evil\n"), ["loom.yml"]);
+    assert.deepEqual(readCallerWorkflows("workflow: [unclosed\n"), ["loom.yml"]);
+  });
 });
 
 describe("append-only knowledge", () => {

@@ -1,7 +1,7 @@
 import type { PublishRefusal } from "../../../src/artifacts/publish-result.ts";
 import { findSecrets } from "../../../src/redact/redact-secrets.ts";
 import { isAppendOnly, keepsAllLines, onlyCombinesParents } from "./check-append-only.ts";
-import { classifyPath, isLearningsPath } from "./classify-path.ts";
+import { callsLoomStage, classifyPath, isLearningsPath, type ProtectedPathRule } from "./classify-path.ts";
 import { listChangedPaths, readFileAt, type NewCommit } from "./list-new-commits.ts";
 import { parseAddedLines } from "./parse-added-lines.ts";
 import type { PublishPolicy } from "./read-publish-policy.ts";
@@ -11,10 +11,12 @@ export type CheckContext = {
   cwd: string;
   policy: PublishPolicy;
   planPath: string;
+  /** File names in `.github/workflows/` of the callers the App dispatches (`workflow:` of `.github/loom.yml`). */
+  callerWorkflows: readonly string[];
   knownSecrets: readonly string[];
 };
 
-/** Every refusal the new commits earn: protected paths, knowledge rewrites, the plan, secrets. */
+/** Every refusal the new commits earn: plans, loom config, protected paths, knowledge rewrites, secrets. */
 export async function checkNewCommits(
   context: CheckContext,
   commits: readonly NewCommit[],
@@ -37,48 +39,65 @@ export async function checkNewCommits(
 const short = (sha: string): string => sha.slice(0, 12);
 
 async function checkPaths(context: CheckContext, commit: NewCommit): Promise<PublishRefusal[]> {
-  const { policy } = context;
   const refusals: PublishRefusal[] = [];
   for (const path of await listChangedPaths(context.cwd, commit)) {
-    if (path === context.planPath) {
-      refusals.push({
-        rule: "plan-change",
-        path,
-        detail: `commit ${short(commit.sha)} changes the plan file this stage runs; plans are changed by people in the pull request`,
-      });
+    let rule = classifyPath(path, context.callerWorkflows);
+    if (rule === "workflow-change" && (await isCallerWorkflow(context.cwd, commit, path))) {
+      rule = "loom-config-change";
     }
-    const rule = classifyPath(path);
-    if (rule === "workflow-change" && !policy.allow_workflow_changes) {
-      refusals.push({
-        rule,
-        path,
-        detail: `commit ${short(commit.sha)} changes ${path} under .github/; set allow_workflow_changes: true on the plan or stage to allow it`,
-      });
-    } else if (rule === "agent-config-change" && !policy.allow_agent_config_changes) {
-      refusals.push({
-        rule,
-        path,
-        detail: `commit ${short(commit.sha)} changes agent configuration ${path}; set allow_agent_config_changes: true on the plan or stage to allow it`,
-      });
-    } else if (rule === "knowledge-rewrite" && !policy.allow_knowledge_edits && isLearningsPath(path)) {
-      if (!(await isMergedFromParents(context.cwd, commit, path))) {
-        refusals.push({
-          rule,
-          path,
-          detail: `commit ${short(commit.sha)} changes the learnings log ${path}; learnings are recorded in the session's learnings file and committed by loom after checking them (or set allow_knowledge_edits: true)`,
-        });
-      }
-    } else if (rule === "knowledge-rewrite" && !policy.allow_knowledge_edits) {
-      if (!(await isAppendedOnly(context.cwd, commit, path))) {
-        refusals.push({
-          rule,
-          path,
-          detail: `commit ${short(commit.sha)} edits or deletes existing lines of the append-only knowledge file ${path}; only appending is allowed (or set allow_knowledge_edits: true)`,
-        });
-      }
-    }
+    if (rule === null) continue;
+    const refusal = await refusalFor(context, commit, path, rule);
+    if (refusal !== null) refusals.push({ rule, path, detail: refusal });
   }
   return refusals;
+}
+
+/** Why a change to `path` under `rule` is refused, or null when the plan allows it. */
+async function refusalFor(
+  context: CheckContext,
+  commit: NewCommit,
+  path: string,
+  rule: ProtectedPathRule,
+): Promise<string | null> {
+  const { policy } = context;
+  const at = `commit ${short(commit.sha)}`;
+  switch (rule) {
+    case "plan-change":
+      return path === context.planPath
+        ? `${at} changes the plan file this stage runs; plans are changed by people in the pull request, whatever the plan allows`
+        : `${at} adds, changes, renames or deletes the plan file ${path}; sessions may not write plans (a new plan would run as loom's own work), whatever the plan allows`;
+    case "loom-config-change":
+      return `${at} changes loom's configuration ${path} (.github/loom.yml or a workflow that calls loom's stage workflow); people change it on the default branch, whatever the plan allows`;
+    case "github-change":
+      return `${at} changes ${path} under .github/ outside .github/workflows/; people change it, whatever the plan allows`;
+    case "workflow-change":
+      return policy.allow_workflow_changes
+        ? null
+        : `${at} changes the workflow ${path}; set allow_workflow_changes: true on the plan or stage to allow changes under .github/workflows/`;
+    case "agent-config-change":
+      return policy.allow_agent_config_changes
+        ? null
+        : `${at} changes agent configuration ${path} (read by later sessions: instructions, settings, hooks, MCP servers); set allow_agent_config_changes: true on the plan or stage to allow it`;
+    case "knowledge-rewrite":
+      if (policy.allow_knowledge_edits) return null;
+      if (isLearningsPath(path)) {
+        return (await isMergedFromParents(context.cwd, commit, path))
+          ? null
+          : `${at} changes the learnings log ${path}; learnings are recorded in the session's learnings file and committed by loom after checking them (or set allow_knowledge_edits: true)`;
+      }
+      return (await isAppendedOnly(context.cwd, commit, path))
+        ? null
+        : `${at} edits or deletes existing lines of the append-only knowledge file ${path}; only appending is allowed (or set allow_knowledge_edits: true)`;
+  }
+}
+
+/** A workflow that calls loom's stage workflow before or after this commit is a caller: loom's configuration. */
+async function isCallerWorkflow(cwd: string, commit: NewCommit, path: string): Promise<boolean> {
+  for (const rev of [commit.sha, ...commit.parents]) {
+    const text = await readFileAt(cwd, rev, path);
+    if (text !== null && callsLoomStage(text)) return true;
+  }
+  return false;
 }
 
 async function isAppendedOnly(cwd: string, commit: NewCommit, path: string): Promise<boolean> {

@@ -11,6 +11,7 @@ import { checkNewCommits } from "./check-new-commits.ts";
 import { commitLearnings } from "./commit-learnings.ts";
 import { listNewCommits, readFileAt } from "./list-new-commits.ts";
 import { parseBundleHeader } from "./parse-bundle-header.ts";
+import { readCallerWorkflows } from "./read-caller-workflows.ts";
 import { readPublishPolicy } from "./read-publish-policy.ts";
 import { runGit } from "../git/run-git.ts";
 
@@ -145,10 +146,11 @@ export async function publishBundle(input: PublishBundleInput): Promise<PublishR
 
   const planText = await readFileAt(cwd, base, inputs.plan_path);
   const { policy } = readPublishPolicy(planText, inputs.stage_id);
+  const callerWorkflows = readCallerWorkflows(await readFileAt(cwd, base, ".github/loom.yml"));
   const commits = await listNewCommits(cwd, tip);
   result.commits_checked = commits.length;
   result.refusals = await checkNewCommits(
-    { cwd, policy, planPath: inputs.plan_path, knownSecrets: input.knownSecrets },
+    { cwd, policy, planPath: inputs.plan_path, callerWorkflows, knownSecrets: input.knownSecrets },
     commits,
   );
   if (result.refusals.length > 0) return result;
