@@ -49,9 +49,8 @@ function counts() {
     defaultMetrics: false,
   });
   const read = async () => {
-    const json = await metrics.registry.getMetricsAsJSON();
-    const outcomes = json.find((m) => m.name === "loom_stage_outcomes_total")?.values ?? [];
-    const durations = json.find((m) => m.name === "loom_plan_duration_seconds")?.values ?? [];
+    const outcomes = (await metrics.stageOutcomes.get()).values;
+    const durations = (await metrics.planDuration.get()).values;
     return {
       outcomes: Object.fromEntries(
         outcomes.map((v) => [`${v.labels["kind"]}:${v.labels["outcome"]}`, v.value]),
