@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, it } from "node:test";
+import { findLabel } from "../emulator/repo-labels.ts";
 import { dispatchesOf, mergesOf, type PullRecord } from "./e2e-requests.ts";
 import { startE2E, type E2E } from "./harness.ts";
 import { planText, scriptStages, writeFiles } from "./model-script.ts";
@@ -34,6 +35,10 @@ describe("the loom:hold label stops new dispatches until it is removed", { timeo
     });
     pull = await e2e.openPlan({ files: { [PLAN_PATH]: PLAN } });
     await e2e.waitFor("the first stage to start", () => dispatchesOf(e2e.emulator.requests).length === 1);
+    // GitHub's label menu offers only existing labels: loom created loom:hold for the plan.
+    await e2e.waitFor("loom to create loom:hold", () =>
+      findLabel(e2e.emulator.state, e2e.emulator.repo(), "loom:hold"),
+    );
     await e2e.emulator.as("alice").addLabel(pull.number, "loom:hold");
     await e2e.waitFor(
       "the first stage to be merged",

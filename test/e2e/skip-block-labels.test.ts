@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { CheckRunRecord } from "../emulator/emulator-state.ts";
+import { findLabel } from "../emulator/repo-labels.ts";
 import { dispatchesOf, mergesOf, type PullRecord } from "./e2e-requests.ts";
 import { BOT, startE2E, type E2E } from "./harness.ts";
 import { planText, scriptStages, writeFiles } from "./model-script.ts";
@@ -32,6 +33,11 @@ const PLAN = planText(
 `,
 );
 
+const LOOM_LABELS = [
+  "loom:hold",
+  ...["first", "extra", "tail", "last"].flatMap((id) => [`loom:skip:${id}`, `loom:block:${id}`]),
+];
+
 /**
  * One plan, three labels: `loom:skip:extra` (a writer's, later removed: the skip stays),
  * `loom:block:last` (a writer's, later removed: the stage runs), and `loom:skip:last` from someone
@@ -58,6 +64,11 @@ describe("loom:skip and loom:block labels act as documented", { timeout: 200_000
     });
     pull = await e2e.openPlan({ files: { [PLAN_PATH]: PLAN } });
     await e2e.waitFor("the first stage to start", () => stagesDispatched().includes("first"));
+    // People pick labels from GitHub's menu, which offers only labels the repository has: loom
+    // creates its labels when it first sees the plan.
+    await e2e.waitFor("loom to create the plan's labels", () =>
+      LOOM_LABELS.every((name) => findLabel(e2e.emulator.state, e2e.emulator.repo(), name)),
+    );
     const alice = e2e.emulator.as("alice");
     await alice.addLabel(pull.number, "loom:skip:extra");
     await alice.addLabel(pull.number, "loom:block:last");
@@ -136,6 +147,13 @@ describe("loom:skip and loom:block labels act as documented", { timeout: 200_000
     assert.ok(superseded.length > 0);
     for (const run of superseded)
       assert.match(run.output.title ?? "", /^Superseded: the head moved to [0-9a-f]{7}$/);
+  });
+
+  it("created the plan's labels with a description, once each", () => {
+    const skip = findLabel(e2e.emulator.state, e2e.emulator.repo(), "loom:skip:extra");
+    assert.equal(skip?.description, "loom: skip stage extra — its dependents treat it as done");
+    const creates = e2e.emulator.requests.filter((r) => r.operationId === "issues/create-label");
+    assert.equal(creates.length, LOOM_LABELS.length, "one request per label, none repeated by later pushes");
   });
 
   it("made only requests GitHub's OpenAPI description allows", () => {
