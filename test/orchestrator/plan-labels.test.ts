@@ -89,7 +89,9 @@ describe("loom's labels are created when a plan first appears", () => {
     const long = "x".repeat(30);
     const story = new Story(makePlan([["api", []]]), { settings: { labelPrefix: "team-loom" } });
     assert.deepEqual(answerLabels(story), ["team-loom:hold", "team-loom:skip:api", "team-loom:block:api"]);
-    const longPrefix = new Story(makePlan([[long, []]]), { settings: { labelPrefix: "abcdefghijklmnopqrst" } });
+    const longPrefix = new Story(makePlan([[long, []]]), {
+      settings: { labelPrefix: "abcdefghijklmnopqrst" },
+    });
     assert.deepEqual(answerLabels(longPrefix), ["abcdefghijklmnopqrst:hold"]);
   });
 
