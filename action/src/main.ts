@@ -9,6 +9,8 @@ import { redactSecrets } from "../../src/redact/redact-secrets.ts";
 import { abortOnSignals } from "./abort-on-signals.ts";
 import { readRepoConfig } from "./config/read-repo-config.ts";
 import { createGitHubClient } from "./github/create-github-client.ts";
+import { createSessionSandbox } from "./isolation/create-session-sandbox.ts";
+import { describeIsolation } from "./isolation/session-isolation.ts";
 import { createArtifactDeps } from "./publish/create-artifact-deps.ts";
 import { PublishInputs, runPublish } from "./publish/run-publish.ts";
 import { runStage } from "./run-stage.ts";
@@ -141,6 +143,8 @@ async function runModeUntilCancelled(env: Env, signal: AbortSignal): Promise<voi
   const [owner = "", repo = ""] = (env.GITHUB_REPOSITORY ?? "").split("/");
   const redact = (text: string): string => redactSecrets(text, knownSecrets);
   const { sessionEnv, checkEnv } = splitEnv(env, provider.env);
+  const sandbox = await createSessionSandbox(tempDir);
+  core.info(`loom: ${describeIsolation(sandbox.isolation)}`);
   const { result, resultFile } = await runStage(inputs, {
     workspace,
     tempDir,
@@ -148,6 +152,7 @@ async function runModeUntilCancelled(env: Env, signal: AbortSignal): Promise<voi
     checkEnv,
     knownSecrets,
     hooks,
+    sandbox,
     runSession,
     uploadArtifact: artifacts.upload,
     loadPrevious: (runId) =>

@@ -8,6 +8,7 @@ import { decideStageOutcome, type StageVerdict } from "./checks/decide-stage-out
 import { runBeforeStageChecks, runStageChecks } from "./checks/run-checks.ts";
 import { loadSessionCaps } from "./config/load-session-caps.ts";
 import { commitLeftovers } from "./git/commit-leftovers.ts";
+import { refuseUnisolated } from "./isolation/refuse-unisolated.ts";
 import { listCommitsSince, readHead } from "./git/list-commits.ts";
 import { startMerge } from "./git/start-merge.ts";
 import { collectLearnings } from "./knowledge/collect-learnings.ts";
@@ -35,7 +36,11 @@ export async function runStage(inputs: RunStageInputs, deps: RunStageDeps): Prom
     return finishStage(inputs, deps, { started, startSha, verdict, checks: [], session: null });
   }
   const { plan, stage } = loaded;
-  const caps = await loadSessionCaps(deps.readRepoConfig, plan.metadata, stage, inputs);
+  // Read once: the caps and the isolation requirement come from the same file.
+  const configRead =
+    deps.readRepoConfig === undefined ? undefined : Promise.resolve().then(deps.readRepoConfig);
+  const readConfig = configRead === undefined ? undefined : () => configRead;
+  const caps = await loadSessionCaps(readConfig, plan.metadata, stage, inputs);
   for (const note of caps.notes) deps.log("session cap", { note });
   if (caps.configProblem !== undefined) {
     // Fail closed: without the repository's config its ceilings cannot be applied, and a session
@@ -48,9 +53,16 @@ export async function runStage(inputs: RunStageInputs, deps: RunStageDeps): Prom
     };
     return finishStage(inputs, deps, { started, startSha, verdict, checks: [], session: null });
   }
+  const unisolated = await refuseUnisolated(deps.sandbox, readConfig);
+  if (unisolated !== null) {
+    deps.log("session not started", { problem: unisolated });
+    const verdict: StageVerdict = { outcome: "crashed", reason: unisolated };
+    return finishStage(inputs, deps, { started, startSha, verdict, checks: [], session: null });
+  }
   const ctx: CheckContext = {
     workspace: deps.workspace,
     env: deps.checkEnv,
+    ...optional("sandbox", deps.sandbox),
     knownSecrets: deps.knownSecrets,
     defaultTimeoutMs: inputs.check_timeout_minutes * 60_000,
     now: deps.now,

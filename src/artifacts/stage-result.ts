@@ -67,6 +67,17 @@ export const TokenUsage = z.object({
 });
 export type TokenUsage = z.infer<typeof TokenUsage>;
 
+/**
+ * Whether the session and the checks ran as a separate user, away from the runner's tokens
+ * (`user`), or as the runner's own user (`none`, with the reason: a runner without root or
+ * passwordless sudo, allowed by `session.require_isolation: false`).
+ */
+export const SessionIsolationRecord = z.discriminatedUnion("mode", [
+  z.object({ mode: z.literal("user"), user: z.string().min(1).max(64) }),
+  z.object({ mode: z.literal("none"), reason: z.string().max(1000) }),
+]);
+export type SessionIsolationRecord = z.infer<typeof SessionIsolationRecord>;
+
 export const StageResult = z.object({
   version: z.literal(1),
   plan_id: z.string().min(1),
@@ -95,6 +106,8 @@ export const StageResult = z.object({
   deviations: z.array(z.string().max(2000)),
   /** Tools the session asked for and was refused. */
   permission_denials: z.array(z.string().max(2000)),
+  /** How the session was kept from the runner's tokens; absent from older actions. */
+  isolation: SessionIsolationRecord.optional(),
   /**
    * What the session recorded in its learnings file, after validation, the write gate and
    * near-duplicate rejection. The publish job checks the accepted ones again and commits them to

@@ -70,6 +70,12 @@ export const LoomConfig = z
         max_budget_usd: z.number().positive().optional(),
         /** Turn cap (`--max-turns`). */
         max_turns: z.number().int().positive().optional(),
+        /**
+         * Run a stage only where the action can run its session and checks as a separate user
+         * (default true). `false` lets a runner without root or passwordless sudo (a self-hosted
+         * runner) run them as its own user, where they could read the runner's tokens.
+         */
+        require_isolation: z.boolean().optional(),
       })
       .optional(),
   })
@@ -102,6 +108,11 @@ export function parseLoomConfig(text: string | null): LoomConfigResult {
       line: null,
     })),
   };
+}
+
+/** Whether stage sessions may run only as a separate user: `session.require_isolation`, default true. */
+export function requiresIsolation(config: Pick<LoomConfig, "session"> | null): boolean {
+  return config?.session?.require_isolation ?? true;
 }
 
 /** The scheduling part of the config, as the orchestrator takes it. */

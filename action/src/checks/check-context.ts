@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { SessionSandbox } from "../isolation/session-isolation.ts";
 
 /** What every check needs from the job. */
 export type CheckContext = {
@@ -6,6 +7,8 @@ export type CheckContext = {
   workspace: string;
   /** Environment for check commands: the job's, without the model key. */
   env: Record<string, string | undefined>;
+  /** Run commands as the session user (see `runCommand`'s `runAs`); left out: as the action's user. */
+  sandbox?: SessionSandbox;
   /** Secret values to redact from captured output. */
   knownSecrets: readonly string[];
   /** Timeout of a command that sets none itself. */

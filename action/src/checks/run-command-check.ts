@@ -26,6 +26,7 @@ export async function runCommandCheck(check: CommandCheck, ctx: CheckContext): P
     cwd: check.cwd,
     timeoutMs,
     env: ctx.env,
+    ...(ctx.sandbox === undefined ? {} : { runAs: { sandbox: ctx.sandbox, checkout: ctx.workspace } }),
     now: ctx.now,
   });
   const evaluation = evaluateRun(run, check.criteria, timeoutMs);

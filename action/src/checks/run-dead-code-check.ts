@@ -30,6 +30,7 @@ export async function runDeadCodeCheck(
     cwd,
     timeoutMs: ctx.defaultTimeoutMs,
     env: ctx.env,
+    ...(ctx.sandbox === undefined ? {} : { runAs: { sandbox: ctx.sandbox, checkout: ctx.workspace } }),
     now: ctx.now,
   });
   const lines = findDeadCodeLines(`${run.stdout}\n${run.stderr}`, check);

@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
 import { Heartbeat } from "../../../src/artifacts/heartbeat.ts";
+import { readSessionFile } from "../isolation/read-session-file.ts";
 import { sumTokens, type StreamObservation } from "./observe-stream.ts";
 
 export type HeartbeatContext = {
@@ -33,11 +33,15 @@ export function buildHeartbeat(
   };
 }
 
+/** A hook heartbeat is a few hundred bytes; a bigger file is not one. */
+const MAX_HOOK_HEARTBEAT_BYTES = 64 * 1024;
+
 /** The hook's heartbeat file, or null when it is missing, torn or not a heartbeat. */
 export function readHookHeartbeat(path: string): Heartbeat | null {
-  if (!existsSync(path)) return null;
+  const text = readSessionFile(path, MAX_HOOK_HEARTBEAT_BYTES);
+  if (text === null) return null;
   try {
-    const parsed = Heartbeat.safeParse(JSON.parse(readFileSync(path, "utf8")));
+    const parsed = Heartbeat.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : null;
   } catch {
     return null; // replaced mid-read or torn: the next heartbeat reads it again

@@ -1,10 +1,13 @@
-import { existsSync, readFileSync } from "node:fs";
 import type { Heartbeat } from "../../../src/artifacts/heartbeat.ts";
+import { readSessionFile } from "../isolation/read-session-file.ts";
 import { buildHandoff } from "./build-handoff.ts";
 import type { SessionFiles } from "./claude-args.ts";
 import { computeContextPercent, sumTokens, type StreamObservation } from "./observe-stream.ts";
 import type { RunSessionOptions } from "./run-session.ts";
 import { decideOutcome, toHandoffReason, type SessionOutcome, type StopCause } from "./session-outcome.ts";
+
+/** The hooks' handoff notes are read up to this size (the handoff is cut to 100,000 characters anyway). */
+const MAX_HOOK_NOTES_BYTES = 200_000;
 
 export type FinishInput = {
   pgid: number | null;
@@ -50,7 +53,7 @@ export function finishOutcome(input: FinishInput): SessionOutcome {
     attempt: options.attempt,
     createdAt: now().toISOString(),
     contextPercent,
-    hookNotes: existsSync(notesPath) ? readFileSync(notesPath, "utf8") : null,
+    hookNotes: readSessionFile(notesPath, MAX_HOOK_NOTES_BYTES),
     lastHeartbeat: input.lastHeartbeat,
     cwd: options.cwd,
   });

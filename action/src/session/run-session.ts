@@ -3,6 +3,9 @@ import { createWriteStream, mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Heartbeat } from "../../../src/artifacts/heartbeat.ts";
+import { killUserProcesses, signalUserProcesses } from "../isolation/kill-user-processes.ts";
+import { planSpawn } from "../isolation/plan-spawn.ts";
+import type { SessionSandbox } from "../isolation/session-isolation.ts";
 import { buildHeartbeat, createHeartbeatPublisher, readHookHeartbeat } from "./build-heartbeat.ts";
 import { buildClaudeArgs, buildHookEnv, type EffortLevel, type SessionFiles } from "./claude-args.ts";
 import { buildHookSettings, type HookPrograms } from "./hook-settings.ts";
@@ -23,6 +26,12 @@ export type RunSessionOptions = {
   claudePath: string;
   /** Environment of the session (model key, PATH, HOME …); loom adds its `LOOM_*` variables. */
   env: Readonly<Record<string, string | undefined>>;
+  /**
+   * Run Claude Code as the sandbox's separate user (the caller has lent it `cwd` and `stateDir`):
+   * it is started and signalled as that user, and every process of that user is killed before
+   * this returns. Left out: as the action's own user, in its own process group.
+   */
+  sandbox?: SessionSandbox;
   stageId: string;
   attempt: number;
   /** A fresh directory for this session's files: hook heartbeat, handoff notes, hook state. */
@@ -98,14 +107,27 @@ export async function runSession(options: RunSessionOptions): Promise<SessionOut
     // write there (Claude Code 2.1 with acceptEdits already does).
     additionalDirs: options.learningsFile === undefined ? [] : [dirname(options.learningsFile)],
   });
-  const env = { ...options.env, ...buildHookEnv({ ...files, ...options }) };
-  const child = spawn(options.claudePath, args, {
+  const plan = planSpawn(options.sandbox, options.claudePath, args, {
+    ...options.env,
+    ...buildHookEnv({ ...files, ...options }),
+  });
+  const child = spawn(plan.command, plan.args, {
     cwd: options.cwd,
-    env,
+    env: plan.env,
+    ...(plan.uid === undefined ? {} : { uid: plan.uid }),
+    ...(plan.gid === undefined ? {} : { gid: plan.gid }),
     detached: true,
     stdio: ["pipe", "pipe", "pipe"],
   });
   const pgid = child.pid;
+  const sandbox = options.sandbox?.isolation.kind === "user" ? options.sandbox : undefined;
+  /** The session's process group, and with a sandbox every process of its user (setsid ones too). */
+  const signalSession = (signal: NodeJS.Signals): void => {
+    if (sandbox !== undefined) signalUserProcesses(sandbox, signal);
+    // Through sudo the group leader is sudo (root's): the user's processes were signalled above.
+    if (pgid !== undefined && !(sandbox?.isolation.kind === "user" && sandbox.isolation.via === "sudo"))
+      killProcessGroup(pgid, signal);
+  };
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
     child.once("exit", (code, signal) => resolve({ code, signal }));
     child.once("error", (error) => {
@@ -153,12 +175,10 @@ export async function runSession(options: RunSessionOptions): Promise<SessionOut
     if (ended.cause !== null) return;
     ended.cause = why;
     log("ending the session", { why });
-    if (pgid !== undefined) killProcessGroup(pgid, "SIGTERM");
+    signalSession("SIGTERM");
     const grace = options.killGraceMs ?? 3000;
     const timer = setTimeout(
-      () => {
-        if (pgid !== undefined) killProcessGroup(pgid, "SIGKILL");
-      },
+      () => signalSession("SIGKILL"),
       why.kind === "cancelled" ? Math.min(grace, CANCEL_KILL_GRACE_MS) : grace,
     );
     timer.unref();
@@ -215,14 +235,17 @@ export async function runSession(options: RunSessionOptions): Promise<SessionOut
   options.signal?.removeEventListener("abort", onAbort);
   lines.close();
   child.stdout.resume(); // keep draining after the result so Claude Code never blocks on a full pipe
-  const exitGrace = setTimeout(() => {
-    if (pgid !== undefined) killProcessGroup(pgid, "SIGKILL");
-  }, options.exitGraceMs ?? 10_000);
+  const exitGrace = setTimeout(() => signalSession("SIGKILL"), options.exitGraceMs ?? 10_000);
   const exit = await exited;
   clearTimeout(exitGrace);
   clearInterval(heartbeatTimer);
-  // Whatever the session left running in its group (background shells) ends with it.
-  if (pgid !== undefined) killProcessGroup(pgid, "SIGKILL");
+  // Whatever the session left running in its group (background shells) ends with it; with a
+  // sandbox, everything its user runs, wherever it moved.
+  signalSession("SIGKILL");
+  if (sandbox !== undefined) {
+    const left = await killUserProcesses(sandbox);
+    if (left.length > 0) log("the session user still runs processes after SIGKILL", { pids: left });
+  }
   await new Promise<void>((resolve) => transcript.end(resolve));
 
   publish();

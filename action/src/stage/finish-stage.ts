@@ -1,7 +1,12 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { renderHandoffMarkdown } from "../../../src/artifacts/handoff.ts";
-import { StageResult, type CheckResult, type CommitInfo } from "../../../src/artifacts/stage-result.ts";
+import {
+  StageResult,
+  type CheckResult,
+  type CommitInfo,
+  type SessionIsolationRecord,
+} from "../../../src/artifacts/stage-result.ts";
 import { redactSecrets } from "../../../src/redact/redact-secrets.ts";
 import type { StageVerdict } from "../checks/decide-stage-outcome.ts";
 import { readHead } from "../git/list-commits.ts";
@@ -25,6 +30,18 @@ export type FinishStage = {
   commits?: CommitInfo[];
   learnings?: CollectedLearnings | null;
 };
+
+/** The sandbox the action ran the session in, as `loom-result` records it. */
+function recordIsolation(
+  deps: RunStageDeps,
+  redact: (text: string) => string,
+): SessionIsolationRecord | undefined {
+  const isolation = deps.sandbox?.isolation;
+  if (isolation === undefined) return undefined;
+  return isolation.kind === "user"
+    ? { mode: "user", user: isolation.user }
+    : { mode: "none", reason: redact(isolation.reason).slice(0, 1000) };
+}
 
 /**
  * Writes `loom-result` (redacted), uploads it with the bundle and the transcript (the result first
@@ -66,6 +83,7 @@ export async function finishStage(
       redact(describePermissionDenial(d)).slice(0, 2000),
     ),
     ...optional("learnings", f.learnings ?? undefined),
+    ...optional("isolation", recordIsolation(deps, redact)),
   });
   const resultDir = path.join(deps.tempDir, "result");
   const resultFile = path.join(resultDir, names.RESULT_FILE);

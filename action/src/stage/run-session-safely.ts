@@ -1,9 +1,11 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Heartbeat } from "../../../src/artifacts/heartbeat.ts";
 import type { Stage } from "../../../src/plan/plan.ts";
 import { redactSecrets } from "../../../src/redact/redact-secrets.ts";
 import type { LoadedSessionCaps } from "../config/load-session-caps.ts";
+import { CheckoutTamperedError, lendPaths, type Lease } from "../isolation/lend-paths.ts";
+import { listReachablePaths } from "../isolation/list-reachable-paths.ts";
 import type { RunStageInputs } from "../run-stage-inputs.ts";
 import type { RunSessionOptions } from "../session/run-session.ts";
 import type { SessionOutcome } from "../session/session-outcome.ts";
@@ -14,7 +16,10 @@ import { stoppedOutcome } from "./stopped-outcome.ts";
 
 /**
  * Writes the assignment, runs the Claude Code session with throttled heartbeat uploads, and turns
- * a runner that throws into a `crashed` outcome (never an exception).
+ * a runner that throws into a `crashed` outcome (never an exception). With an isolating sandbox the
+ * checkout, the session's state folder and the learnings folder are lent to the session user for
+ * the session and taken back (its processes killed, `.git` configuration restored) before anything
+ * else reads them.
  */
 export async function runSessionSafely(
   inputs: RunStageInputs,
@@ -43,8 +48,10 @@ export async function runSessionSafely(
     await writeFile(file, `${JSON.stringify(heartbeat)}\n`);
     await deps.uploadArtifact(`${names.HEARTBEAT_ARTIFACT_PREFIX}${heartbeats}`, [file], dir);
   };
+  const sandbox = deps.sandbox;
   const options: RunSessionOptions = {
     prompt,
+    ...optional("sandbox", sandbox),
     cwd: deps.workspace,
     claudePath: inputs.claude_path,
     env: deps.sessionEnv,
@@ -70,17 +77,41 @@ export async function runSessionSafely(
     ...optional("maxBudgetUsd", caps.maxBudgetUsd),
     ...optional("maxTurns", caps.maxTurns),
   };
-  try {
-    return await deps.runSession(options);
-  } catch (error) {
-    deps.log("the session runner failed", { error: redactSecrets(String(error), deps.knownSecrets) });
+  const crashed = (error: unknown): SessionOutcome => {
+    const text = redactSecrets(String(error), deps.knownSecrets);
+    deps.log("the session runner failed", { error: text });
     return stoppedOutcome(
       "crashed",
       stage.id,
       inputs.attempt,
       deps.now(),
       transcriptPath,
-      `the session runner failed: ${redactSecrets(String(error), deps.knownSecrets).slice(0, 300)}`,
+      `the session runner failed: ${text.slice(0, 300)}`,
     );
+  };
+  let lease: Lease | undefined;
+  let outcome: SessionOutcome;
+  try {
+    if (sandbox !== undefined)
+      lease = await lendPaths(sandbox, {
+        checkout: deps.workspace,
+        writable: [stateDir, ...(learningsFile === undefined ? [] : [path.dirname(learningsFile)])],
+        reachable: listReachablePaths(deps.sessionEnv.PATH, [
+          inputs.claude_path,
+          ...(deps.hooks === null ? [] : [deps.hooks.dir, deps.hooks.nodePath]),
+        ]),
+      });
+    outcome = await deps.runSession(options);
+  } catch (error) {
+    outcome = crashed(error);
   }
+  try {
+    await lease?.reclaim();
+  } catch (error) {
+    // A checkout whose .git the session replaced must not reach the action's git: drop it.
+    if (error instanceof CheckoutTamperedError)
+      await rm(path.join(deps.workspace, ".git"), { recursive: true, force: true });
+    return crashed(error);
+  }
+  return outcome;
 }

@@ -1,5 +1,6 @@
 import type { StageResult } from "../../../src/artifacts/stage-result.ts";
 import type { RepoConfigRead } from "../config/read-repo-config.ts";
+import type { SessionSandbox } from "../isolation/session-isolation.ts";
 import type { HookPrograms } from "../session/hook-settings.ts";
 import type { RunSessionOptions } from "../session/run-session.ts";
 import type { SessionOutcome } from "../session/session-outcome.ts";
@@ -19,6 +20,12 @@ export type RunStageDeps = {
   /** Values redacted from everything that leaves the job. */
   knownSecrets: readonly string[];
   hooks: HookPrograms | null;
+  /**
+   * Where the session and the checks run: as a separate user (`isolation.kind === "user"`), or as
+   * the action's own user with the reason. The action's entry always sets it; left out (tests of
+   * other parts), everything runs as the calling user and the result records no isolation.
+   */
+  sandbox?: SessionSandbox;
   runSession: (options: RunSessionOptions) => Promise<SessionOutcome>;
   uploadArtifact: names.UploadArtifact;
   /** The previous run's handoff and heartbeat, for recovery sessions. */

@@ -34,6 +34,13 @@ export function renderJobSummary(result: StageResult): string {
       `${Math.round(result.duration_ms / 1000)} s. Head \`${result.head_sha.slice(0, 12)}\`.`,
     "",
   ];
+  if (result.isolation?.mode === "none")
+    lines.push(
+      `⚠️ **Not isolated**: the session and the checks ran as the runner's own user and could read its tokens (${cell(result.isolation.reason)}).`,
+      "",
+    );
+  else if (result.isolation?.mode === "user")
+    lines.push(`The session and the checks ran as the separate user \`${cell(result.isolation.user)}\`.`, "");
   if (result.checks.length > 0) {
     lines.push("| | check | kind | time |", "|---|---|---|---|");
     for (const c of result.checks)
