@@ -51,5 +51,15 @@ export function decideRunOutcome(evidence: RunEvidence): DecidedOutcome | null {
       detail: `the session completed but its work was not published (${evidence.conclusion})${problems}`,
     };
   }
-  return { outcome: result.outcome, detail: result.reason };
+  return { outcome: result.outcome, detail: `${result.reason}${describeUnisolated(result)}` };
+}
+
+/**
+ * A session that ran as the runner's own user (allowed by `session.require_isolation: false`)
+ * could have read the runner's tokens: the stage's check run says so. A stage refused for want of
+ * isolation started no session, and its reason already says why.
+ */
+function describeUnisolated(result: StageResult): string {
+  if (result.isolation?.mode !== "none" || result.session_id === undefined) return "";
+  return ` (not isolated: the session and the checks ran as the runner's own user and could read its tokens; ${result.isolation.reason})`;
 }

@@ -3,6 +3,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { test } from "node:test";
 import type { RepoConfigRead } from "../../action/src/config/read-repo-config.ts";
+import { decideRunOutcome } from "../../app/github/decide-run-outcome.ts";
 import { prepareIsolation, type IsolationHost } from "../../action/src/isolation/prepare-isolation.ts";
 import { planSpawn } from "../../action/src/isolation/plan-spawn.ts";
 import type { HostRun } from "../../action/src/isolation/run-host-command.ts";
@@ -197,4 +198,37 @@ test("with session.require_isolation: false the stage runs as the runner's user 
 test("require_isolation must be a boolean in .github/loom.yml", () => {
   assert.equal(parseLoomConfig("session:\n  require_isolation: maybe\n").ok, false);
   assert.equal(parseLoomConfig("session:\n  require_isolation: false\n").ok, true);
+});
+
+test("the App's stage detail (check run, status comment) says when a session ran without isolation", () => {
+  const base: StageResult = {
+    version: 1,
+    plan_id: "PLAN-demo",
+    stage_id: "build",
+    attempt: 1,
+    kind: "stage",
+    session_id: "s-1",
+    outcome: "completed",
+    reason: "the session finished and every check passed",
+    checks: [],
+    commits: [],
+    head_sha: "a".repeat(40),
+    turns: 3,
+    tokens: { input: 0, output: 0, cache_read: 0, cache_creation: 0 },
+    cost_usd: 0,
+    duration_ms: 1,
+    context_percent: 1,
+    deviations: [],
+    permission_denials: [],
+  };
+  const decide = (result: StageResult): string =>
+    decideRunOutcome({ status: "completed", conclusion: "success", result, publish: null, problems: [] })
+      ?.detail ?? "";
+  const reason = "the action runs as uid 1001, not root, and has no passwordless sudo";
+  assert.match(
+    decide({ ...base, isolation: { mode: "none", reason } }),
+    /every check passed \(not isolated: the session and the checks ran as the runner's own user and could read its tokens; the action runs as uid 1001/,
+  );
+  assert.equal(decide({ ...base, isolation: { mode: "user", user: "loom-session" } }), base.reason);
+  assert.equal(decide(base), base.reason, "a result from an older action");
 });
