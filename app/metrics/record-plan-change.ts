@@ -25,7 +25,8 @@ export function recordPlanChange(
     });
   }
   const wasFinished = before !== null && (before.closed || isPlanDone(before));
-  if (wasFinished) return;
+  // 0: opened by a loom from before schema 2 (no opening time recorded); its duration is unknown.
+  if (wasFinished || openedAt <= 0) return;
   if (isPlanDone(after)) metrics.planDuration.observe({ end: "done" }, Math.max(0, now - openedAt) / 1000);
   else if (after.closed) metrics.planDuration.observe({ end: "closed" }, Math.max(0, now - openedAt) / 1000);
 }

@@ -101,6 +101,12 @@ test("a plan's duration is observed once, when every stage is merged or skipped,
 
 test("a plan closed before it was done ends as closed", async () => {
   const { metrics, read } = counts();
-  recordPlanChange(metrics, opened, { ...opened, closed: true }, 0, 120_000);
+  recordPlanChange(metrics, opened, { ...opened, closed: true }, 1, 120_001);
   assert.deepEqual((await read()).plans, { closed: 1 });
+});
+
+test("a plan with no recorded opening time (opened before schema 2) observes no duration", async () => {
+  const { metrics, read } = counts();
+  recordPlanChange(metrics, opened, { ...opened, closed: true }, 0, 120_000);
+  assert.deepEqual((await read()).plans, {});
 });
