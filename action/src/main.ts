@@ -9,7 +9,7 @@ import { redactSecrets } from "../../src/redact/redact-secrets.ts";
 import { abortOnSignals } from "./abort-on-signals.ts";
 import { readRepoConfig } from "./config/read-repo-config.ts";
 import { createGitHubClient } from "./github/create-github-client.ts";
-import { createSessionSandbox } from "./isolation/create-session-sandbox.ts";
+import { createSessionSandbox, disposeSessionSandbox } from "./isolation/create-session-sandbox.ts";
 import { describeIsolation } from "./isolation/session-isolation.ts";
 import { createArtifactDeps } from "./publish/create-artifact-deps.ts";
 import { PublishInputs, runPublish } from "./publish/run-publish.ts";
@@ -143,9 +143,9 @@ async function runModeUntilCancelled(env: Env, signal: AbortSignal): Promise<voi
   const [owner = "", repo = ""] = (env.GITHUB_REPOSITORY ?? "").split("/");
   const redact = (text: string): string => redactSecrets(text, knownSecrets);
   const { sessionEnv, checkEnv } = splitEnv(env, provider.env);
-  const sandbox = await createSessionSandbox(tempDir);
+  const sandbox = await createSessionSandbox(tempDir, env.RUNNER_TEMP ?? tmpdir());
   core.info(`loom: ${describeIsolation(sandbox.isolation)}`);
-  const { result, resultFile } = await runStage(inputs, {
+  const staged = runStage(inputs, {
     workspace,
     tempDir,
     sessionEnv,
@@ -178,6 +178,10 @@ async function runModeUntilCancelled(env: Env, signal: AbortSignal): Promise<voi
       core.info(redact(data === undefined ? message : `${message} ${JSON.stringify(data)}`)),
     now: Date.now,
     signal,
+  });
+  // Whatever happened, the session user's processes end and a user this job created goes.
+  const { result, resultFile } = await staged.finally(async () => {
+    for (const problem of await disposeSessionSandbox(sandbox)) core.warning(`loom: ${problem}`);
   });
   core.setOutput("outcome", result.outcome);
   core.setOutput("cost_usd", String(result.cost_usd));

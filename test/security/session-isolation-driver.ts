@@ -10,7 +10,10 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { createSessionSandbox } from "../../action/src/isolation/create-session-sandbox.ts";
+import {
+  createSessionSandbox,
+  disposeSessionSandbox,
+} from "../../action/src/isolation/create-session-sandbox.ts";
 import { splitEnv } from "../../action/src/main.ts";
 import { runStage } from "../../action/src/run-stage.ts";
 import { RunStageInputs } from "../../action/src/run-stage-inputs.ts";
@@ -46,7 +49,7 @@ async function drive(): Promise<void> {
   if (!provider.ok) throw new Error(provider.problems.join("\n"));
   const { sessionEnv, checkEnv } = splitEnv(env, provider.env);
   const tempDir = path.join(dir, "tmp");
-  const sandbox = flag === "--no-isolation" ? undefined : await createSessionSandbox(tempDir);
+  const sandbox = flag === "--no-isolation" ? undefined : await createSessionSandbox(tempDir, dir);
   let aliveAtUpload: number[] | null = null;
   const { result } = await runStage(
     RunStageInputs.parse({
@@ -79,7 +82,9 @@ async function drive(): Promise<void> {
       now: Date.now,
     },
   );
-  process.stdout.write(`${JSON.stringify({ result, aliveAtUpload, pid: process.pid })}\n`);
+  const problems = sandbox === undefined ? [] : await disposeSessionSandbox(sandbox);
+  const user = sandbox?.isolation.kind === "user" ? sandbox.isolation.user : null;
+  process.stdout.write(`${JSON.stringify({ result, aliveAtUpload, user, problems })}\n`);
 }
 
 if (import.meta.main) await drive();

@@ -48,6 +48,7 @@ test("a learnings file that is a link to the action's own environment is refused
     knownSecrets: [],
     origin: { plan_id: "p", stage_id: "s", attempt: 1, recorded_at: new Date(0).toISOString() },
   });
+  assert.ok(collected !== null, "the file was there: it is reported");
   assert.deepEqual(collected.accepted, []);
   assert.equal(collected.rejected.length, 1);
   assert.match(collected.rejected[0]?.reason ?? "", /could not be read \(ELOOP\)/);

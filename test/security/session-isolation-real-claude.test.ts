@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { statSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -40,6 +40,9 @@ type Driven = {
   aliveAtUpload: number[];
   box: Sandbox;
   leaked: string[];
+  /** The session user the driver ran, and what disposing of it could not do. */
+  user: string | null;
+  problems: string[];
   /** The uids the planted fsmonitor command ran as. */
   fsmonitorUids: string[];
 };
@@ -112,6 +115,8 @@ async function runDriver(isolate: boolean): Promise<Driven> {
     const line = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as {
       result: unknown;
       aliveAtUpload: number[];
+      user: string | null;
+      problems: string[];
     };
     const leaked = box
       .git("show", "HEAD:leaked.txt")
@@ -123,6 +128,8 @@ async function runDriver(isolate: boolean): Promise<Driven> {
     return {
       result: StageResult.parse(line.result),
       aliveAtUpload: line.aliveAtUpload,
+      user: line.user,
+      problems: line.problems,
       box,
       leaked,
       fsmonitorUids,
@@ -131,6 +138,10 @@ async function runDriver(isolate: boolean): Promise<Driven> {
     await server.close();
     await rm(fsmonitorMarker, { force: true });
   }
+}
+
+function userExists(user: string): boolean {
+  return spawnSync("id", ["-u", user]).status === 0;
 }
 
 function killSleepers(): void {
@@ -150,7 +161,10 @@ test(
     });
     const { result } = run;
     assert.equal(result.outcome, "completed", result.reason);
-    assert.deepEqual(result.isolation, { mode: "user", user: "loom-session" });
+    assert.match(run.user ?? "", /^loom-[0-9a-f]{10}$/);
+    assert.deepEqual(result.isolation, { mode: "user", user: run.user });
+    assert.deepEqual(run.problems, []);
+    assert.equal(userExists(run.user ?? ""), false, "the job's session user was removed");
     assert.deepEqual(run.leaked, [], "the session read a runner token");
     assert.deepEqual(
       result.checks.map((c) => [c.name, c.passed]),

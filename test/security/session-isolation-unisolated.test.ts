@@ -43,7 +43,7 @@ test("a runner that is not root and has no passwordless sudo cannot isolate, and
   const host = fakeHost(1001, {
     "sudo -n true": { code: 1, stdout: "", stderr: "sudo: a password is required\n" },
   });
-  const isolation = await prepareIsolation(host);
+  const isolation = await prepareIsolation(host, "loom-session");
   assert.equal(isolation.kind, "none");
   assert.match(
     isolation.kind === "none" ? isolation.reason : "",
@@ -62,12 +62,13 @@ test("through passwordless sudo the missing session user is created with sudo an
     "sudo -n useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /bin/bash loom-session":
       ok(),
   });
-  assert.deepEqual(await prepareIsolation(host), {
+  assert.deepEqual(await prepareIsolation(host, "loom-session"), {
     kind: "user",
     user: "loom-session",
     uid: 999,
     gid: 995,
     via: "sudo",
+    created: true,
   });
   assert.ok(host.calls.some((c) => c.startsWith("sudo -n useradd ")));
 });
@@ -83,7 +84,7 @@ test("a session user that is root, the runner itself or in other groups is not i
     ],
   ];
   for (const [name, host, reason] of cases) {
-    const isolation = await prepareIsolation(host);
+    const isolation = await prepareIsolation(host, "loom-session");
     assert.equal(isolation.kind, "none", name);
     assert.match(isolation.kind === "none" ? isolation.reason : "", reason, name);
   }
@@ -91,7 +92,7 @@ test("a session user that is root, the runner itself or in other groups is not i
 
 test("through sudo the session's secrets stay off the command line (which every user can read)", () => {
   const sandbox: SessionSandbox = {
-    isolation: { kind: "user", user: "loom-session", uid: 999, gid: 995, via: "sudo" },
+    isolation: { kind: "user", user: "loom-session", uid: 999, gid: 995, via: "sudo", created: false },
     home: "/tmp/run/session-home",
     privateDir: "/tmp/run/isolation",
     owner: { uid: 1001, gid: 1001 },

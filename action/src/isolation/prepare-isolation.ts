@@ -1,5 +1,5 @@
 import type { HostRun } from "./run-host-command.ts";
-import { SESSION_USER, type SessionIsolation } from "./session-isolation.ts";
+import type { SessionIsolation } from "./session-isolation.ts";
 
 /** What `prepareIsolation` needs from the machine: who the action runs as, and a way to run programs. */
 export type IsolationHost = {
@@ -16,7 +16,7 @@ const firstLine = (text: string): string => text.trim().split("\n")[0]?.slice(0,
  * root, the action's own user or a member of other groups is refused: it would not keep the
  * session away from anything.
  */
-export async function prepareIsolation(host: IsolationHost, user = SESSION_USER): Promise<SessionIsolation> {
+export async function prepareIsolation(host: IsolationHost, user: string): Promise<SessionIsolation> {
   const none = (reason: string): SessionIsolation => ({ kind: "none", reason });
   let via: "root" | "sudo" = "root";
   if (host.uid !== 0) {
@@ -30,6 +30,7 @@ export async function prepareIsolation(host: IsolationHost, user = SESSION_USER)
   const privileged = (command: string, args: readonly string[]): Promise<HostRun> =>
     via === "root" ? host.run(command, args) : host.run("sudo", ["-n", command, ...args]);
   let ids = await readIds(host, user);
+  const created = ids === null;
   if (ids === null) {
     // GNU useradd: exit 9 is "username already in use" (another job on this runner made it meanwhile).
     const made = await privileged("useradd", [
@@ -55,7 +56,7 @@ export async function prepareIsolation(host: IsolationHost, user = SESSION_USER)
     return none(
       `the user ${user} is in other groups too (${extra.join(", ")}): loom wants an unprivileged user`,
     );
-  return { kind: "user", user, uid: ids.uid, gid: ids.gid, via };
+  return { kind: "user", user, uid: ids.uid, gid: ids.gid, via, created };
 }
 
 async function readIds(

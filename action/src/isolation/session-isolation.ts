@@ -1,5 +1,13 @@
-/** The user the action creates on the runner to run Claude Code and the checks. */
-export const SESSION_USER = "loom-session";
+import { createHash } from "node:crypto";
+
+/**
+ * The user the action runs Claude Code and the checks as: one per runner (named after its
+ * RUNNER_TEMP), because the action kills every process of that user when the session ends and
+ * several runners may share one machine.
+ */
+export function sessionUserName(runnerTemp: string): string {
+  return `loom-${createHash("sha256").update(runnerTemp).digest("hex").slice(0, 10)}`;
+}
 
 /**
  * How the session is kept away from the runner's tokens. `user`: Claude Code, its tools and the
@@ -9,7 +17,7 @@ export const SESSION_USER = "loom-session";
  * `reason` says why.
  */
 export type SessionIsolation =
-  | { kind: "user"; user: string; uid: number; gid: number; via: "root" | "sudo" }
+  | { kind: "user"; user: string; uid: number; gid: number; via: "root" | "sudo"; created: boolean }
   | { kind: "none"; reason: string };
 
 /** Where the isolated session lives on the runner, besides the checkout. */
