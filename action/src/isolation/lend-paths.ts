@@ -59,9 +59,10 @@ async function closedAncestors(target: string): Promise<Map<string, number>> {
  * Hands the checkout and the session's folders to the session user (`chown -R -h`: links are
  * changed themselves, never followed) and opens the folders above them for passing through only
  * (o+x, no listing). `reclaim` kills whatever the session user still runs, gives everything back
- * to the action's user, puts back the `.git` configuration and hooks as they were before (so the
- * action's git never runs what the session planted there) and closes the folders again. Without
- * isolation it does nothing.
+ * to the action's user and puts back the `.git` configuration and hooks as they were before (so
+ * the action's git never runs what the session planted there). The opened folders stay open for
+ * passing through: another job on the same machine may be using them (closing them under it would
+ * break its session), and passing through reveals no names. Without isolation it does nothing.
  */
 export async function lendPaths(sandbox: SessionSandbox, request: LendRequest): Promise<Lease> {
   const isolation = sandbox.isolation;
@@ -82,8 +83,8 @@ export async function lendPaths(sandbox: SessionSandbox, request: LendRequest): 
   for (const target of [...writable, ...(request.reachable ?? [])])
     for (const [dir, mode] of await closedAncestors(target))
       if (!writable.includes(dir)) opened.set(dir, mode);
-  await mkdir(sandbox.home, { recursive: true, mode: 0o700 });
   for (const [dir, mode] of opened) await mustRun(sandbox, "chmod", [(mode | 0o001).toString(8), dir]);
+  await mkdir(sandbox.home, { recursive: true, mode: 0o700 });
   const to = `${isolation.uid}:${isolation.gid}`;
   for (const target of writable) await mustRun(sandbox, "chown", ["-R", "-h", to, target]);
 
@@ -97,7 +98,6 @@ export async function lendPaths(sandbox: SessionSandbox, request: LendRequest): 
     const back = `${sandbox.owner.uid}:${sandbox.owner.gid}`;
     for (const target of writable.filter((t) => t !== sandbox.home))
       await mustRun(sandbox, "chown", ["-R", "-h", back, target]);
-    for (const [dir, mode] of opened) await mustRun(sandbox, "chmod", [mode.toString(8), dir]);
     if (saved.size === 0) return;
     if ((await lstat(gitDir).catch(() => null))?.isDirectory() !== true)
       throw new CheckoutTamperedError(`the session replaced ${gitDir}: the checkout cannot be trusted`);
