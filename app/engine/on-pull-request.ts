@@ -12,6 +12,7 @@ import { assessPlanTrust } from "../trust/assess-plan-trust.ts";
 import { authorizeSender } from "../trust/authorize-sender.ts";
 import { applyEvents } from "./apply-events.ts";
 import { buildPlanSpec } from "./build-plan-spec.ts";
+import { isLoomProducedHead } from "./plans-of-pull.ts";
 import type { EngineDeps } from "./engine-deps.ts";
 import { readRepoConfig, CONFIG_PATH } from "./read-repo-config.ts";
 import { readRepoFile } from "./read-repo-file.ts";
@@ -106,6 +107,12 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
     settings.minimumRole,
   );
   const byLoom = delivery.sender.login === (await deps.getBotLogin());
+  // A plan first seen at a head loom produced waits for a person, whoever opened the pull request.
+  const loomHead = isLoomProducedHead(
+    known,
+    pull.head.sha,
+    delivery.sender.login === (await deps.getBotLogin()),
+  );
   for (const path of paths) {
     const file = await readRepoFile(octokit, repo, path, pull.head.sha);
     if (!file.found) continue;
@@ -132,7 +139,7 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
           ...(hasLiveHeartbeats(deps.serverUrl) ? {} : { liveHeartbeats: false }),
         },
         pr: { number: pull.number, headRef: pull.head.ref, headSha: pull.head.sha, baseRef: pull.base.ref },
-        trusted: trust.trusted,
+        trusted: trust.trusted && !loomHead,
         labels: resolveLabels({
           current: normalizeLabels(
             pull.labels.map((label) => label.name),

@@ -1,4 +1,5 @@
-import type { PlanKey } from "../store/store.ts";
+import { z } from "zod";
+import type { PlanKey, PlanRecord } from "../store/store.ts";
 import type { EngineDeps } from "./engine-deps.ts";
 import { readStoredPlan } from "./stored-plan.ts";
 import type { StoredPlan } from "./stored-plan.ts";
@@ -41,4 +42,22 @@ export function findStage(plans: LoadedPlan[], ref: { planId: string | null; sta
 
 export function describePlans(plans: LoadedPlan[]): { planId: string; stageIds: string[] }[] {
   return plans.map((plan) => ({ planId: plan.stored.state.plan.id, stageIds: [...plan.stored.state.order] }));
+}
+
+/** The merge SHAs loom recorded in a plan's state (`loomHeads`; none in plans from before it kept them). */
+const LoomHeads = z.object({ loomHeads: z.array(z.string()).optional() }).loose();
+
+/**
+ * Whether the pull request's head `sha` is one loom produced: pushed with loom's own identity
+ * (`sentByLoom`), or a merge SHA loom recorded for any plan of the pull request. A plan file first
+ * seen at such a head came in through a stage branch, not from a person, so it waits for a
+ * person's approval whoever opened the pull request. Judging by the sender here only ever asks
+ * for an approval, never skips one.
+ */
+export function isLoomProducedHead(records: PlanRecord[], sha: string, sentByLoom: boolean): boolean {
+  if (sentByLoom) return true;
+  return records.some((record) => {
+    const parsed = LoomHeads.safeParse(readStoredPlan(record.planKey, record.state).state);
+    return parsed.success && (parsed.data.loomHeads ?? []).includes(sha);
+  });
 }

@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import { afterEach, test } from "node:test";
+import { pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
+import { BOT, DIAMOND_PLAN, PLAN_PATH, startHarness, type Harness } from "../app/loom-harness.ts";
+import { passingResult } from "../app/stage-results.ts";
+
+/**
+ * Hole 6, the App's side: a plan file that first appears at a head loom produced (its own merge of
+ * a stage branch) never runs without a person's approval, even on a pull request whose author may
+ * run plans. The publish job refuses session commits that add plans; this holds when one gets in
+ * anyway (a push to a stage branch by hand, a publish bypassed).
+ */
+
+const EVIL_PATH = "doc/plans/PLAN-evil.md";
+const EVIL_PLAN = DIAMOND_PLAN.replace("# Plan: Diamond", "# Plan: Evil");
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.cleanup();
+  h = undefined;
+});
+
+/** alice (write) opens the diamond plan; stage `a` passes and loom merges it: the new head is loom's. */
+async function mergeStageA(): Promise<{ harness: Harness; loomHead: string }> {
+  const harness = await startHarness();
+  await harness.receive(
+    "pull_request",
+    pullRequestPayload("opened", { number: 1, headSha: harness.headSha }),
+  );
+  const dispatch = harness.fake.dispatches.find((d) => d.inputs["stage_id"] === "a");
+  assert.ok(dispatch, "stage a was dispatched");
+  harness.fake.finishRun(dispatch.runId, "success", passingResult("a"));
+  const title = `loom ${dispatch.inputs["key"]}`;
+  await harness.receive(
+    "workflow_run",
+    workflowRunPayload("in_progress", { id: dispatch.runId, displayTitle: title }),
+  );
+  await harness.receive(
+    "workflow_run",
+    workflowRunPayload("completed", { id: dispatch.runId, displayTitle: title }),
+  );
+  assert.equal(harness.fake.merges.length, 1, "loom merged stage a");
+  const loomHead = harness.fake.refs.get("feature/plan");
+  assert.ok(loomHead !== undefined && loomHead !== harness.headSha);
+  return { harness, loomHead };
+}
+
+/** The head `sha` holds both plans. */
+function addEvilPlanAt(harness: Harness, sha: string): void {
+  harness.fake.files.set(`${sha}:${PLAN_PATH}`, DIAMOND_PLAN);
+  harness.fake.files.set(`${sha}:${EVIL_PATH}`, EVIL_PLAN);
+  harness.fake.pullFiles.set(1, ["README.md", PLAN_PATH, EVIL_PATH]);
+}
+
+const evilDispatches = (harness: Harness) =>
+  harness.fake.dispatches.filter((d) => d.inputs["plan_id"] === "PLAN-evil");
+const evilPlanCheck = (harness: Harness) =>
+  harness.fake.checkRuns.filter((r) => r["name"] === "loom: PLAN-evil").at(-1);
+
+test("a plan that first appears at loom's own merge waits for a person's /loom approve, though the author may run plans", async () => {
+  const { harness, loomHead } = await mergeStageA();
+  h = harness;
+  addEvilPlanAt(h, loomHead);
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", {
+      number: 1,
+      headSha: loomHead,
+      before: h.headSha,
+      sender: { login: BOT, type: "Bot" },
+    }),
+  );
+  assert.deepEqual(evilDispatches(h), [], "nothing of the new plan runs");
+  const check = evilPlanCheck(h);
+  assert.ok(check, "the new plan has its check run");
+  assert.deepEqual(
+    (check["actions"] as { identifier: string }[] | undefined)?.map((a) => a.identifier),
+    ["approve"],
+    "a person can approve it",
+  );
+  const [record] = (await h.store.listPlansForPull("acme", "widgets", 1)).filter(
+    (plan) => plan.key.planPath === EVIL_PATH,
+  );
+  assert.ok(record, "loom stored the new plan");
+  assert.ok(
+    h.fake.dispatches.some((d) => d.inputs["plan_id"] === "PLAN-diamond" && d.inputs["stage_id"] === "b"),
+    "the plan the author opened goes on",
+  );
+});
+
+test("the same plan pushed by the pull request's author runs at once (the check above is about who produced the head)", async () => {
+  const { harness, loomHead } = await mergeStageA();
+  h = harness;
+  const pushed = "f".repeat(40);
+  h.fake.refs.set("feature/plan", pushed);
+  addEvilPlanAt(h, pushed);
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", { number: 1, headSha: pushed, before: loomHead }),
+  );
+  assert.ok(
+    evilDispatches(h).some((d) => d.inputs["stage_id"] === "a"),
+    "its root stage is dispatched",
+  );
+});
