@@ -6,28 +6,23 @@ import { BOT, OWNER, REPO, startE2E, type E2E } from "./harness.ts";
 import { planText, scriptStages, writeFiles } from "./model-script.ts";
 
 const PLAN_PATH = "doc/plans/PLAN-processes.md";
+// Two roots the two processes dispatch side by side, then a join: two levels, one of them parallel.
 const PLAN = planText(
   "Processes",
   `
 - id: a
-  name: Foundation
+  name: Left
   description: Write a.txt
   acceptance: ["grep -q alpha a.txt"]
 - id: b
-  name: Left
+  name: Right
   description: Write b.txt
-  dependencies: [a]
   acceptance: ["grep -q beta b.txt"]
 - id: c
-  name: Right
-  description: Write c.txt
-  dependencies: [a]
-  acceptance: ["grep -q gamma c.txt"]
-- id: d
   name: Join
-  description: Write d.txt
-  dependencies: [b, c]
-  acceptance: ["cat a.txt b.txt c.txt d.txt"]
+  description: Write c.txt
+  dependencies: [a, b]
+  acceptance: ["cat a.txt b.txt c.txt"]
 `,
 );
 
@@ -41,8 +36,8 @@ if (skipReason !== undefined && (postgresRequired || process.env["CI"]))
  * reaches the other one with the same delivery id. Both poll, reconcile and claim from one outbox.
  */
 describe(
-  "two App processes on one PostgreSQL run a diamond plan",
-  { timeout: 280_000, skip: skipReason === undefined ? false : `PostgreSQL unreachable (${skipReason})` },
+  "two App processes on one PostgreSQL run a plan with parallel stages",
+  { timeout: 360_000, skip: skipReason === undefined ? false : `PostgreSQL unreachable (${skipReason})` },
   () => {
     let e2e: E2E;
     let pull: PullRecord;
@@ -56,11 +51,10 @@ describe(
           a: writeFiles({ "a.txt": "alpha\n" }),
           b: writeFiles({ "b.txt": "beta\n" }),
           c: writeFiles({ "c.txt": "gamma\n" }),
-          d: writeFiles({ "d.txt": "delta\n" }),
         }),
       });
       pull = await e2e.openPlan({ files: { [PLAN_PATH]: PLAN } });
-      await e2e.waitForPlanEnd(pull, "PLAN-processes", 4, 220_000);
+      await e2e.waitForPlanEnd(pull, "PLAN-processes", 3, 300_000);
     });
     after(async () => {
       await e2e?.close();
@@ -80,21 +74,20 @@ describe(
           ["loom: a", "success"],
           ["loom: b", "success"],
           ["loom: c", "success"],
-          ["loom: d", "success"],
           ["loom: PLAN-processes", "success"],
         ],
         e2e.describe(),
       );
-      const files = await Promise.all(
-        ["a.txt", "b.txt", "c.txt", "d.txt"].map((f) => e2e.readFile(pull.headRef, f)),
-      );
-      assert.deepEqual(files, ["alpha\n", "beta\n", "gamma\n", "delta\n"]);
+      const files = await Promise.all(["a.txt", "b.txt", "c.txt"].map((f) => e2e.readFile(pull.headRef, f)));
+      assert.deepEqual(files, ["alpha\n", "beta\n", "gamma\n"]);
     });
 
     it("dispatched exactly once per stage key and started one workflow run per key", () => {
+      // A session crashed by a loaded machine is retried under a new key (the attempt is part of
+      // it): what must hold is that no key is dispatched twice, whichever process carried it out.
       const dispatches = dispatchesOf(e2e.emulator.requests);
-      assert.deepEqual(dispatches.map((d) => d.stageId).sort(), ["a", "b", "c", "d"]);
-      assert.equal(new Set(dispatches.map((d) => d.key)).size, 4);
+      assert.deepEqual([...new Set(dispatches.map((d) => d.stageId))].sort(), ["a", "b", "c"]);
+      assert.equal(new Set(dispatches.map((d) => d.key)).size, dispatches.length, "no key twice");
       assert.deepEqual(
         e2e.emulator.state.runs.map((run) => run.inputs["key"]).sort(),
         dispatches.map((d) => d.key).sort(),
@@ -107,7 +100,6 @@ describe(
         "loom/PLAN-processes/a",
         "loom/PLAN-processes/b",
         "loom/PLAN-processes/c",
-        "loom/PLAN-processes/d",
       ]);
     });
 
@@ -129,7 +121,7 @@ describe(
         (c) => c.issueNumber === pull.number && c.user === BOT && c.body.includes("<!-- loom:status:"),
       );
       assert.equal(comments.length, 1);
-      assert.match(comments[0]!.body, /\*\*4\/4 merged\*\*/);
+      assert.match(comments[0]!.body, /\*\*3\/3 merged\*\*/);
     });
 
     it("made only requests GitHub's OpenAPI description allows", () => {
