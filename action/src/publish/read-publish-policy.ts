@@ -5,7 +5,7 @@ import { z } from "zod";
  * What the plan lets a stage's publish job accept. Each flag may be set on the plan
  * (`loom: { allow_workflow_changes: true }`) or on one stage (a stage's own value wins).
  * Read from the plan as the stage branch holds it on origin before publishing, never from the
- * bundle; and the session may not change its plan file (rule `plan-change`).
+ * bundle; and the session may not change any plan file (rule `plan-change`).
  */
 export const POLICY_FLAGS = [
   "allow_workflow_changes",
