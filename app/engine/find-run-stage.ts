@@ -1,23 +1,26 @@
+import { makeStageKey } from "../../src/orchestrator/step-context.ts";
 import type { PlanState } from "../../src/orchestrator/state.ts";
+import { isActiveSession } from "../../src/stage/session-transitions.ts";
+import { judgeRunIdentity } from "../github/judge-run-identity.ts";
+import type { RunIdentity } from "../github/judge-run-identity.ts";
 import type { EngineDeps } from "./engine-deps.ts";
 import type { LoadedPlan } from "./plans-of-pull.ts";
 import { readStoredPlan } from "./stored-plan.ts";
 
 export type RunStage = { plan: LoadedPlan; stageId: string; attempt: number };
 
-/** A dispatch key as the reducer writes it and the stage workflow puts in its run name. */
-const RUN_KEY = /([0-9a-f]{12})-pr(\d+):([A-Za-z0-9_-]{1,128}):(\d+):[\w-]+/g;
-
 /**
- * Which plan and stage a workflow run belongs to: the session that recorded the run id, else the
- * dispatch key in the run's name (`<blob-sha-12>-pr<n>:<stage>:<attempt>:<what>`), for a run whose
- * dispatch did not return its id.
+ * Which plan and stage a workflow run belongs to: the session that recorded the run id (from
+ * `return_run_details` or an earlier match); else, for a live session whose dispatch returned no
+ * id yet, a run that is provably loom's own dispatch with that session's key (`judgeRunIdentity`:
+ * the caller workflow, `workflow_dispatch` on the default branch, started by loom's bot, after the
+ * dispatch). A run titled `loom <key>` by anyone else, or any run for a session that already has
+ * its run id, belongs to nothing.
  */
 export async function findRunStage(
   deps: EngineDeps,
   repo: { owner: string; repo: string },
-  runId: number,
-  title: string,
+  run: RunIdentity,
 ): Promise<RunStage | null> {
   const plans = (await deps.store.listActivePlans())
     .filter(
@@ -31,20 +34,25 @@ export async function findRunStage(
       stored: readStoredPlan(record.planKey, record.state),
     }));
   for (const plan of plans) {
-    const found = findByRunId(plan.stored.state, runId);
+    const found = findByRunId(plan.stored.state, run.id);
     if (found) return { plan, ...found };
   }
-  for (const match of title.matchAll(RUN_KEY)) {
-    const [, prefix = "", pr = "", stageId = "", attempt = "0"] = match;
-    const plan = plans.find(
-      (candidate) =>
-        candidate.key.pr === Number(pr) &&
-        candidate.stored.state.plan.blobSha.startsWith(prefix) &&
-        candidate.stored.state.stages[stageId]?.sessions.some(
-          (session) => session.attempt === Number(attempt),
-        ),
-    );
-    if (plan) return { plan, stageId, attempt: Number(attempt) };
+  const botLogin = await deps.getBotLogin();
+  for (const plan of plans) {
+    const { state, repo: settings } = plan.stored;
+    for (const stageId of state.order) {
+      for (const session of state.stages[stageId]?.sessions ?? []) {
+        if (session.runId !== null || !isActiveSession(session)) continue;
+        const refused = judgeRunIdentity(run, {
+          workflowFile: settings.workflowFile,
+          defaultBranch: settings.defaultBranch,
+          botLogin,
+          key: makeStageKey(state, stageId, session.attempt, "dispatch"),
+          dispatchedAt: session.dispatchedAt,
+        });
+        if (refused === null) return { plan, stageId, attempt: session.attempt };
+      }
+    }
   }
   return null;
 }

@@ -7,7 +7,7 @@ import { applyEvents } from "./apply-events.ts";
 import type { EngineDeps } from "./engine-deps.ts";
 import { describePlans, findStage, loadPlansOfPull } from "./plans-of-pull.ts";
 import type { LoadedPlan } from "./plans-of-pull.ts";
-import { IssueCommentDelivery, readRepo } from "./webhook-fields.ts";
+import { IssueCommentDelivery, readRepo, readTime } from "./webhook-fields.ts";
 
 /**
  * `/loom …` comments on a plan's pull request (created only: an edit, even of an old comment,
@@ -68,13 +68,13 @@ export async function onIssueComment(deps: EngineDeps, payload: unknown): Promis
         for (const plan of plans) add(plan, { ...base, command: "status" });
         break;
       case "approve": {
-        // Pinned to the head the pull request has now; a later push needs a new approval.
-        const { data: pull } = await octokit.rest.pulls.get({
-          owner: repo.owner,
-          repo: repo.repo,
-          pull_number: delivery.issue.number,
-        });
-        for (const plan of plans) add(plan, { ...base, command: "approve", sha: pull.head.sha });
+        // Pinned to what the approver saw: the SHA they name, else the head that was current when
+        // the comment was written (a push processed before this delivery but made after the
+        // comment is not approved). The reducer checks either against the head it knows.
+        // An unreadable time counts as written before every push (nothing is approved by it).
+        const writtenAt = readTime(delivery.comment.created_at) ?? 0;
+        const pin = command.sha !== undefined ? { sha: command.sha } : { writtenAt };
+        for (const plan of plans) add(plan, { ...base, command: "approve", ...pin });
         break;
       }
     }

@@ -19,7 +19,7 @@ import { readRepoFile } from "./read-repo-file.ts";
 import { reportPlanErrors } from "./report-plan-errors.ts";
 import { readStoredPlan } from "./stored-plan.ts";
 import type { RepoSettings } from "./stored-plan.ts";
-import { PullRequestDelivery, readRepo } from "./webhook-fields.ts";
+import { PullRequestDelivery, readRepo, readTime } from "./webhook-fields.ts";
 import { hasLiveHeartbeats } from "../github/read-latest-heartbeat.ts";
 import type { RepoOf } from "./webhook-fields.ts";
 
@@ -106,7 +106,8 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
     },
     settings.minimumRole,
   );
-  const byLoom = delivery.sender.login === (await deps.getBotLogin());
+  // GitHub's time of this head: the push for `synchronize`, the opening for `opened`.
+  const headAt = readTime(pull.updated_at);
   // A plan first seen at a head loom produced waits for a person, whoever opened the pull request.
   const loomHead = isLoomProducedHead(
     known,
@@ -138,7 +139,13 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
           ...toSettings(config.config),
           ...(hasLiveHeartbeats(deps.serverUrl) ? {} : { liveHeartbeats: false }),
         },
-        pr: { number: pull.number, headRef: pull.head.ref, headSha: pull.head.sha, baseRef: pull.base.ref },
+        pr: {
+          number: pull.number,
+          headRef: pull.head.ref,
+          headSha: pull.head.sha,
+          baseRef: pull.base.ref,
+          ...(headAt === undefined ? {} : { headAt }),
+        },
         trusted: trust.trusted && !loomHead,
         labels: resolveLabels({
           current: normalizeLabels(
@@ -154,8 +161,16 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
       });
     } else {
       if (state.plan.blobSha !== spec.blobSha) events.push({ type: "plan.changed", at, plan: spec });
+      // Whether the push is loom's own is the reducer's call (the merge SHAs it recorded), never
+      // the sender's: anyone's push can come with loom's bot as sender.
       if (state.pr.headSha !== pull.head.sha)
-        events.push({ type: "head.moved", at, headSha: pull.head.sha, byLoom });
+        events.push({
+          type: "head.moved",
+          at,
+          headSha: pull.head.sha,
+          before: delivery.action === "synchronize" ? (delivery.before ?? null) : null,
+          ...(headAt === undefined ? {} : { pushedAt: headAt }),
+        });
     }
     if (!trust.trusted) deps.log.info({ path, reason: trust.reason }, "plan waits for /loom approve");
     await applyEvents(deps, { key: keyOf(repo, pull.number, path), events, repo: settings });

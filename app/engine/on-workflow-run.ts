@@ -8,8 +8,9 @@ import { findRunStage } from "./find-run-stage.ts";
 import { WorkflowRunDelivery, readRepo } from "./webhook-fields.ts";
 
 /**
- * A stage session's run started or finished. The run is found by the id loom recorded or by the
- * dispatch key in its name; how it ended is read from its conclusion and `loom-result` artifact.
+ * A stage session's run started or finished. The run is found by the id loom recorded or, while a
+ * dispatch has no id yet, as loom's own dispatch with the session's key (`findRunStage`): a run by
+ * anyone else changes nothing. How it ended is read from its conclusion and `loom-result` artifact.
  * The sender is loom's own bot (it dispatched the run): that is expected here, not a loop.
  */
 export async function onWorkflowRun(deps: EngineDeps, payload: unknown): Promise<void> {
@@ -19,7 +20,7 @@ export async function onWorkflowRun(deps: EngineDeps, payload: unknown): Promise
   if (delivery.action !== "in_progress" && delivery.action !== "completed") return;
   const repo = readRepo(delivery);
   const run = delivery.workflow_run;
-  const found = await findRunStage(deps, repo, run.id, `${run.display_title} ${run.name ?? ""}`);
+  const found = await findRunStage(deps, repo, run);
   if (found === null) return;
   const { plan, stageId, attempt } = found;
   const at = deps.now();

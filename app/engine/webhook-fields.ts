@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RunIdentity } from "../github/judge-run-identity.ts";
 
 /**
  * The fields of webhook payloads loom uses, checked with zod at the boundary. Everything else in a
@@ -34,19 +35,28 @@ export const PullFields = z.object({
     repo: z.object({ full_name: z.string() }).nullable(),
   }),
   base: z.object({ ref: z.string() }),
+  /** GitHub's time of the last change; on a `synchronize` delivery, the push. */
+  updated_at: z.string().optional(),
 });
 export type PullFields = z.infer<typeof PullFields>;
 
 export const PullRequestDelivery = Envelope.extend({
   /** labeled/unlabeled: the label that changed. */
   label: z.object({ name: z.string() }).optional(),
+  /** synchronize: the head before the push. */
+  before: z.string().optional(),
   pull_request: PullFields,
 });
 export type PullRequestDelivery = z.infer<typeof PullRequestDelivery>;
 
 export const IssueCommentDelivery = Envelope.extend({
   issue: z.object({ number: z.number().int(), pull_request: z.object({}).loose().optional() }),
-  comment: z.object({ id: z.number().int(), body: z.string().nullable().default("") }),
+  comment: z.object({
+    id: z.number().int(),
+    body: z.string().nullable().default(""),
+    // GitHub always sends it: an approval by comment is pinned to the head at this time.
+    created_at: z.string(),
+  }),
 });
 export type IssueCommentDelivery = z.infer<typeof IssueCommentDelivery>;
 
@@ -63,10 +73,8 @@ export const CheckRunDelivery = Envelope.extend({
 export type CheckRunDelivery = z.infer<typeof CheckRunDelivery>;
 
 export const WorkflowRunDelivery = Envelope.extend({
-  workflow_run: z.object({
-    id: z.number().int(),
-    name: z.string().nullable().optional(),
-    display_title: z.string().default(""),
+  // Who and what started the run: a run found by its title must be loom's own dispatch.
+  workflow_run: RunIdentity.extend({
     status: z.string().nullable(),
     conclusion: z.string().nullable(),
   }),
@@ -82,4 +90,11 @@ export function readRepo(delivery: z.infer<typeof Envelope>): RepoOf {
     installationId: delivery.installation.id,
     defaultBranch: delivery.repository.default_branch,
   };
+}
+
+/** GitHub's ISO time as ms, or undefined when absent or unreadable. */
+export function readTime(iso: string | undefined): number | undefined {
+  if (iso === undefined) return undefined;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? undefined : ms;
 }

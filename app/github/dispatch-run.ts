@@ -105,7 +105,10 @@ function refused(
  */
 export async function dispatchRun(ctx: EffectContext, effect: DispatchRun): Promise<OrchestratorEvent[]> {
   const ref = await readDefaultBranch(ctx, effect.type);
-  const existing = await findDispatchedRun(ctx, effect.type, effect.key, ref);
+  const dispatchedAt =
+    ctx.state.stages[effect.stageId]?.sessions.find((s) => s.attempt === effect.attempt)?.dispatchedAt ??
+    ctx.now();
+  const existing = await findDispatchedRun(ctx, effect.type, effect.key, ref, dispatchedAt);
   if (existing) return dispatched(ctx, effect, existing.id);
 
   let posted = await postDispatch(ctx, effect, ref, true);
@@ -122,7 +125,7 @@ export async function dispatchRun(ctx: EffectContext, effect: DispatchRun): Prom
 
   for (let attempt = 0; attempt < FIND_ATTEMPTS; attempt++) {
     await sleepFor(ctx, FIND_DELAY_MS);
-    const run = await findDispatchedRun(ctx, effect.type, effect.key, ref);
+    const run = await findDispatchedRun(ctx, effect.type, effect.key, ref, dispatchedAt);
     if (run) return dispatched(ctx, effect, run.id);
   }
   ctx.log.warn({ stage: effect.stageId, key: effect.key }, "dispatched run not found yet");

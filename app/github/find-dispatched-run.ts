@@ -1,56 +1,58 @@
+import { z } from "zod";
 import { countCall, toEffectError } from "./effect-context.ts";
 import type { RepoContext } from "./effect-context.ts";
+import { RunIdentity, judgeRunIdentity } from "./judge-run-identity.ts";
+
+export { hasRunKey } from "./judge-run-identity.ts";
 
 export type DispatchedRun = { id: number; htmlUrl: string; status: string | null; conclusion: string | null };
 
-/**
- * True when a run's title (the caller's `run-name`, which contains `${{ inputs.key }}`) carries
- * `key` as a whole word: `key` must not be followed or preceded by more key characters, so
- * `…:1` never matches `…:10`.
- */
-export function hasRunKey(title: string, key: string): boolean {
-  let from = 0;
-  for (;;) {
-    const at = title.indexOf(key, from);
-    if (at < 0) return false;
-    const before = title[at - 1];
-    const after = title[at + key.length];
-    if (
-      (before === undefined || !/[\w:./-]/.test(before)) &&
-      (after === undefined || !/[\w:./-]/.test(after))
-    ) {
-      return true;
-    }
-    from = at + 1;
-  }
-}
+const ListedRun = RunIdentity.extend({
+  html_url: z.string(),
+  status: z.string().nullable(),
+  conclusion: z.string().nullable(),
+});
+const RunList = z.object({ workflow_runs: z.array(z.unknown()) });
 
 /**
- * Looks for a run of the caller workflow dispatched with `key`: its recent `workflow_dispatch`
- * runs on the default branch whose title carries the key. One page (the newest 100) is enough:
- * dispatches of a plan are recent, and this only guards against doubling a dispatch.
+ * Looks for the run loom dispatched with `key`: its recent `workflow_dispatch` runs of the caller
+ * workflow on the default branch, started by loom's bot after `dispatchedAt`, whose title carries
+ * the key (`judgeRunIdentity`). One page (the newest 100) is enough: dispatches of a plan are
+ * recent, and this only guards against doubling a dispatch or finds a run GitHub gave no id for.
  */
 export async function findDispatchedRun(
   ctx: RepoContext,
   label: string,
   key: string,
   defaultBranch: string,
+  dispatchedAt: number,
 ): Promise<DispatchedRun | null> {
   countCall(ctx.calls, label);
+  let data: unknown;
   try {
-    const { data } = await ctx.octokit.rest.actions.listWorkflowRuns({
+    ({ data } = await ctx.octokit.rest.actions.listWorkflowRuns({
       owner: ctx.owner,
       repo: ctx.repo,
       workflow_id: ctx.config.workflowFile,
       event: "workflow_dispatch",
       branch: defaultBranch,
       per_page: 100,
-    });
-    const run = data.workflow_runs.find(
-      (r) => hasRunKey(r.display_title, key) || hasRunKey(r.name ?? "", key),
-    );
-    return run ? { id: run.id, htmlUrl: run.html_url, status: run.status, conclusion: run.conclusion } : null;
+    }));
   } catch (error) {
     throw toEffectError(`listing runs of ${ctx.config.workflowFile}`, error);
   }
+  const expected = {
+    workflowFile: ctx.config.workflowFile,
+    defaultBranch,
+    botLogin: ctx.config.botLogin ?? null,
+    key,
+    dispatchedAt,
+  };
+  for (const raw of RunList.parse(data).workflow_runs) {
+    const run = ListedRun.safeParse(raw);
+    if (!run.success || judgeRunIdentity(run.data, expected) !== null) continue;
+    const { id, html_url: htmlUrl, status, conclusion } = run.data;
+    return { id, htmlUrl, status, conclusion };
+  }
+  return null;
 }

@@ -16,7 +16,8 @@ export type StageRef = { planId: string | null; stageId: string };
 
 export type ParsedCommand =
   | { ok: true; command: StageCommand; stage: StageRef; line: string }
-  | { ok: true; command: Exclude<CommandName, StageCommand>; line: string }
+  /** `sha`: for `approve <sha>`, the commit the approver names (checked against the head later). */
+  | { ok: true; command: Exclude<CommandName, StageCommand>; line: string; sha?: string }
   | { ok: false; reason: "unknown-command" | "missing-stage" | "unexpected-argument"; line: string };
 
 const COMMAND_LINE = /^\/loom(?:\s+(.*))?$/;
@@ -53,6 +54,9 @@ function parseCommandWords(line: string, words: string[]): ParsedCommand {
     if (ref === undefined) return { ok: false, reason: "missing-stage", line };
     if (extra.length > 0) return { ok: false, reason: "unexpected-argument", line };
     return { ok: true, command, stage: parseStageRef(ref), line };
+  }
+  if (command === "approve" && args.length === 1 && args[0] !== undefined) {
+    return { ok: true, command, line, sha: args[0].replace(/^`|`$/g, "") };
   }
   if (args.length > 0) return { ok: false, reason: "unexpected-argument", line };
   return { ok: true, command, line };

@@ -118,16 +118,51 @@ export function closePlan(ctx: StepContext, merged: boolean): void {
   }
 }
 
+/** How many of loom's own merge SHAs a plan remembers (a push is judged against the newest). */
+const LOOM_HEADS_KEPT = 20;
+
 /**
- * The pull request's head moved. Loom's own merges keep an approval (the approved code plus
- * merged stage work); anyone else's push on an untrusted plan needs a new approval.
+ * The pull request's head moved to `headSha` from `before`. A push is loom's own only when its SHA
+ * is a merge commit loom produced (recorded from its merge response) and it moved the head loom
+ * knew (`before`): then an approval of that head carries over (the approved code plus merged stage
+ * work). Anything else (a person's push, whoever sent its webhook; a head read back with no
+ * `before`) on an untrusted plan needs a new approval.
  */
-export function moveHead(ctx: StepContext, headSha: string, byLoom: boolean): void {
+export function moveHead(
+  ctx: StepContext,
+  headSha: string,
+  move: { before: string | null; pushedAt?: number },
+): void {
   const { state } = ctx;
-  const wasApproved = state.approvedSha !== null && state.approvedSha === state.pr.headSha;
+  const previous = state.pr.headSha;
+  const wasApproved = state.approvedSha !== null && state.approvedSha === previous;
+  const own = move.before === previous && (state.loomHeads ?? []).includes(headSha);
   state.pr = { ...state.pr, headSha };
+  if (move.pushedAt === undefined) delete state.pr.headAt;
+  else state.pr.headAt = move.pushedAt;
+  delete state.approvalLost;
   if (state.trusted) return;
-  state.approvedSha = byLoom && wasApproved ? headSha : state.approvedSha === headSha ? headSha : null;
+  if (own && wasApproved) state.approvedSha = headSha;
+  else if (state.approvedSha !== headSha) {
+    state.approvedSha = null;
+    if (wasApproved && move.before === previous) state.approvalLost = { from: previous, to: headSha };
+  }
+}
+
+/**
+ * loom's merge produced `sha`: remembered as loom's own push. When its webhook came first and
+ * dropped the approval of the head it was merged onto, the approval comes back.
+ */
+export function recordLoomHead(ctx: StepContext, sha: string): void {
+  const { state } = ctx;
+  state.loomHeads = [...(state.loomHeads ?? []).filter((known) => known !== sha), sha].slice(
+    -LOOM_HEADS_KEPT,
+  );
+  const lost = state.approvalLost;
+  if (lost?.to === sha && state.pr.headSha === sha && state.approvedSha === null) {
+    state.approvedSha = sha;
+    delete state.approvalLost;
+  }
 }
 
 /** The pull request was reopened: stages stopped by the close go back in line. */

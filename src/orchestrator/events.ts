@@ -98,14 +98,25 @@ export type OrchestratorEvent =
       at: number;
       plan: PlanSpec;
       settings: Settings;
-      pr: { number: number; headRef: string; headSha: string; baseRef: string };
+      pr: { number: number; headRef: string; headSha: string; baseRef: string; headAt?: number };
       /** False for forks and authors without write access: nothing runs until approved. */
       trusted: boolean;
       labels: string[];
     }
   | { type: "plan.changed"; at: number; plan: PlanSpec }
   | { type: "plan.closed"; at: number; merged: boolean }
-  | { type: "head.moved"; at: number; headSha: string; byLoom: boolean }
+  | {
+      /**
+       * The pull request's head moved to `headSha` from `before` (the push's own `before`; null when
+       * unknown, e.g. read back from the API). `pushedAt`: GitHub's time of the push (ms), when known.
+       * Whether the push is loom's own is decided by the reducer from the merge SHAs loom produced.
+       */
+      type: "head.moved";
+      at: number;
+      headSha: string;
+      before: string | null;
+      pushedAt?: number;
+    }
   | { type: "run.dispatched"; at: number; stageId: string; attempt: number; runId: number }
   | { type: "run.started"; at: number; stageId: string; attempt: number; runId: number }
   | { type: "heartbeat.seen"; at: number; stageId: string; attempt: number; heartbeat: Heartbeat }
@@ -134,8 +145,13 @@ export type OrchestratorEvent =
       stageId?: string;
       sender: string;
       source: CommandSource;
-      /** For `approve`: the head SHA the approver saw. */
+      /**
+       * For `approve`: the SHA the approver named (the check run's `head_sha` for the button, the
+       * argument of `/loom approve <sha>`: full or a prefix of at least 7 hex digits).
+       */
       sha?: string;
+      /** For `approve` by comment: when the comment was written (GitHub's `created_at`, ms). */
+      writtenAt?: number;
     }
   | {
       type: "labels.changed";

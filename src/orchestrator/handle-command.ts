@@ -96,17 +96,40 @@ function approve(ctx: StepContext, event: CommandEvent, who: string): void {
     reply(ctx, event, true, null);
     return;
   }
-  if (event.sha !== undefined && event.sha !== state.pr.headSha) {
-    reply(
-      ctx,
-      event,
-      false,
-      `The head moved to ${state.pr.headSha.slice(0, 7)} since ${event.sha.slice(0, 7)}: review it and approve again.`,
-    );
+  const head = state.pr.headSha;
+  const refused = refuseApproval(state.pr, event);
+  if (refused !== null) {
+    // Already approved (loom's own merge carried the approval over): nothing to refuse.
+    if (state.approvedSha === head) reply(ctx, event, true, null);
+    else reply(ctx, event, false, refused);
     return;
   }
-  state.approvedSha = state.pr.headSha;
-  reply(ctx, event, true, `Head ${state.pr.headSha.slice(0, 7)} approved by ${who}: stages may run.`);
+  state.approvedSha = head;
+  delete state.approvalLost;
+  reply(ctx, event, true, `Head ${head.slice(0, 7)} approved by ${who}: stages may run.`);
+}
+
+/**
+ * Why an approval does not pin the current head, or null when it does. A named SHA (the button's
+ * check run, `/loom approve <sha>`) must be the head or a prefix of it (7+ hex digits); a comment
+ * must have been written after the head was pushed (GitHub's times, to the second: a push in the
+ * same second as the comment counts as after it).
+ */
+function refuseApproval(pr: { headSha: string; headAt?: number }, event: CommandEvent): string | null {
+  const head = pr.headSha;
+  const short = head.slice(0, 7);
+  if (event.sha !== undefined) {
+    const named = event.sha.toLowerCase();
+    const lower = head.toLowerCase();
+    if (named === lower || (/^[0-9a-f]{7,40}$/.test(named) && lower.startsWith(named))) return null;
+    return event.source.kind === "comment"
+      ? `\`${event.sha.slice(0, 40)}\` is not the head of this pull request (${short}): review ${short} and approve it.`
+      : `The head moved to ${short} since ${event.sha.slice(0, 7)}: review it and approve again.`;
+  }
+  if (event.writtenAt !== undefined && pr.headAt !== undefined && pr.headAt >= event.writtenAt) {
+    return `The head moved to ${short} after this comment was written: review it and approve again.`;
+  }
+  return null;
 }
 
 /** Commands on a closed pull request change nothing; the sender still hears why. */

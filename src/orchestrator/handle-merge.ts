@@ -1,6 +1,7 @@
 import type { OrchestratorEvent } from "./events.ts";
 import type { StageState } from "./state.ts";
 import type { StepContext } from "./step-context.ts";
+import { recordLoomHead } from "./apply-plan.ts";
 import { emit, makeStageBranch, makeStageKey, moveStage, reject } from "./step-context.ts";
 
 /**
@@ -46,6 +47,7 @@ export function handleMergeFinished(
   switch (event.outcome) {
     case "merged":
     case "nothing-to-merge":
+      if (event.outcome === "merged" && event.sha) recordLoomHead(ctx, event.sha);
       stage.merged = true;
       stage.notes.push({
         at: ctx.at,

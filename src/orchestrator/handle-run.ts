@@ -18,6 +18,15 @@ function locate(ctx: StepContext, event: RunEvent): { stage: StageState; session
     reject(ctx, event.stageId, `${event.type} for unknown stage or attempt ${event.attempt}`);
     return null;
   }
+  // The run loom recorded for this attempt is the only one that speaks for it.
+  if (event.type !== "heartbeat.seen" && session.runId !== null && event.runId !== session.runId) {
+    reject(
+      ctx,
+      stage.id,
+      `${event.type} from run ${event.runId}, not run ${session.runId} loom recorded for attempt ${event.attempt}`,
+    );
+    return null;
+  }
   return { stage, session };
 }
 

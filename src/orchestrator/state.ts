@@ -43,10 +43,18 @@ export type StageState = {
 export type PlanState = {
   plan: PlanSpec;
   settings: Settings;
-  pr: { number: number; headRef: string; headSha: string; baseRef: string };
+  /** `headAt`: GitHub's time (ms) the head was pushed, when known (pins comment approvals). */
+  pr: { number: number; headRef: string; headSha: string; baseRef: string; headAt?: number };
   trusted: boolean;
   /** Head SHA approved by someone with write access (for untrusted plans). */
   approvedSha: string | null;
+  /** Merge commits loom itself produced (its merge responses), newest last: only these are loom's pushes. */
+  loomHeads?: string[];
+  /**
+   * An approval dropped when the head moved from the approved `from` to `to` before loom knew `to`
+   * was its own merge (the push's webhook came before the merge's answer was recorded).
+   */
+  approvalLost?: { from: string; to: string };
   hold: boolean;
   closed: boolean;
   labels: string[];

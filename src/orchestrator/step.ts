@@ -76,7 +76,7 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
         ctx.state.closed = false;
         ctx.state.settings = event.settings;
         ctx.state.trusted = event.trusted;
-        moveHead(ctx, event.pr.headSha, false);
+        moveHead(ctx, event.pr.headSha, { before: null });
         ctx.state.pr = { ...event.pr };
         applyPlanChange(ctx, event.plan);
         reopenStages(ctx);
@@ -94,7 +94,10 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
       return false;
     case "head.moved":
       if (event.headSha === ctx.state.pr.headSha) return false;
-      moveHead(ctx, event.headSha, event.byLoom);
+      moveHead(ctx, event.headSha, {
+        before: event.before,
+        ...(event.pushedAt === undefined ? {} : { pushedAt: event.pushedAt }),
+      });
       return true;
     case "run.dispatched":
       handleRunDispatched(ctx, event);

@@ -98,6 +98,54 @@ export function createRunControl(core: Core, runnerErrors: Error[]) {
       if (current) track(() => current.dispatched(run), `on run ${run.id}`);
       return run;
     },
+    /**
+     * A run nobody dispatched through the API: someone's own workflow (any file, event, actor and
+     * run name, e.g. a `push` run titled `loom <key>`). It fires `workflow_run.requested` like any
+     * run but is NOT handed to the runner: the test drives it (`start`, `addArtifact`, `complete`).
+     */
+    createOther(
+      repo: RepoRecord,
+      input: {
+        workflowPath: string;
+        name: string;
+        event: RunRecord["event"];
+        headBranch: string;
+        headSha: string;
+        actor: string;
+        displayTitle: string;
+        inputs?: Record<string, string>;
+      },
+    ): RunRecord {
+      let workflowId = repo.workflows.get(input.workflowPath);
+      if (workflowId === undefined) {
+        workflowId = takeId(core.state);
+        repo.workflows.set(input.workflowPath, workflowId);
+      }
+      const at = core.now();
+      const run: RunRecord = {
+        repo: repo.fullName,
+        id: takeId(core.state),
+        workflowId,
+        workflowPath: input.workflowPath,
+        name: input.name,
+        displayTitle: input.displayTitle,
+        event: input.event,
+        headBranch: input.headBranch,
+        headSha: input.headSha,
+        inputs: input.inputs ?? {},
+        actor: input.actor,
+        status: "queued",
+        conclusion: null,
+        cancelRequested: false,
+        runAttempt: 1,
+        createdAt: at,
+        updatedAt: at,
+        startedAt: at,
+      };
+      core.state.runs.push(run);
+      emit(run, "requested");
+      return run;
+    },
     /** queued → in_progress, firing `workflow_run.in_progress`. */
     start(id: number): RunRecord {
       const run = find(id);

@@ -1,6 +1,6 @@
 import type { Faults } from "./create-faults.ts";
 import type { Person } from "./create-person.ts";
-import type { RunConclusion, Runner } from "./create-run-control.ts";
+import type { RunConclusion, RunControl, Runner } from "./create-run-control.ts";
 import type { Delivery } from "./create-webhook-sender.ts";
 import type { ArtifactRecord, EmulatorState, RepoRecord, Role, RunRecord } from "./emulator-state.ts";
 import type { RecordedRequest, Violation } from "./handle-request.ts";
@@ -94,6 +94,8 @@ export type Emulator = {
     find(id: number): RunRecord;
     start(id: number): RunRecord;
     complete(id: number, conclusion: RunConclusion): RunRecord;
+    /** Someone else's run (own workflow file, event, actor, run name), not handed to the runner. */
+    createOther(input: Parameters<RunControl["createOther"]>[1], fullName?: string): RunRecord;
   };
   /** Adds an artifact (a real zip of `files`) to a run, as an upload from the job would. */
   addArtifact(

@@ -90,7 +90,8 @@ export type RunRecord = {
   name: string;
   /** The rendered `run-name:` (what GitHub shows and `display_title` carries). */
   displayTitle: string;
-  event: "workflow_dispatch";
+  /** What started it: loom's dispatches are `workflow_dispatch`; other workflows' runs may be anything. */
+  event: "workflow_dispatch" | "push" | "pull_request" | "schedule";
   headBranch: string;
   headSha: string;
   inputs: Record<string, string>;

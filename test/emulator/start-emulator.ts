@@ -177,6 +177,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       find: (id) => runs.find(id),
       start: (id) => runs.start(id),
       complete: (id, conclusion) => runs.complete(id, conclusion),
+      createOther: (input, fullName) => runs.createOther(repoOf(fullName), input),
     },
     addArtifact(runId, name, files, artifactOptions = {}) {
       const run = runs.find(runId);

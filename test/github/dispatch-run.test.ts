@@ -22,7 +22,11 @@ const RUNS = "/repos/octo/repo/actions/workflows/loom.yml/runs";
 const DISPATCH = "/repos/octo/repo/actions/workflows/loom.yml/dispatches";
 const runsQuery = { event: "workflow_dispatch", branch: "main", per_page: "100" };
 
-function run(id: number, title: string) {
+const BOT = "loom[bot]";
+const CONFIG = { workflowFile: "loom.yml", defaultBranch: "main", botLogin: BOT };
+
+/** A run as GitHub lists it: by default loom's own dispatch of loom.yml, created after the dispatch. */
+function run(id: number, title: string, fields: Record<string, unknown> = {}) {
   return {
     id,
     name: "loom",
@@ -30,6 +34,13 @@ function run(id: number, title: string) {
     html_url: `https://github.com/octo/repo/actions/runs/${id}`,
     status: "queued",
     conclusion: null,
+    event: "workflow_dispatch",
+    path: ".github/workflows/loom.yml",
+    head_branch: "main",
+    created_at: new Date(T0 + 1_000).toISOString(),
+    actor: { login: BOT },
+    triggering_actor: { login: BOT },
+    ...fields,
   };
 }
 
@@ -77,7 +88,7 @@ test("a run already carrying the key is taken instead of dispatching a second on
     .get(RUNS)
     .query(runsQuery)
     .reply(200, { total_count: 1, workflow_runs: [run(77, `loom a [${KEY}]`)] });
-  const events = await executeEffect(makeContext(makeDiamond()), effect);
+  const events = await executeEffect(makeContext(makeDiamond(), { config: CONFIG }), effect);
   assert.deepEqual(events, [
     { type: "run.dispatched", at: T0 + 600_000, stageId: "a", attempt: 1, runId: 77 },
   ]);
@@ -97,13 +108,37 @@ test("when the server refuses return_run_details, loom dispatches once more with
     .get(RUNS)
     .query(runsQuery)
     .reply(200, { total_count: 1, workflow_runs: [run(88, `loom a [${KEY}]`)] });
-  const events = await executeEffect(makeContext(makeDiamond()), effect);
+  const events = await executeEffect(makeContext(makeDiamond(), { config: CONFIG }), effect);
   assert.deepEqual(events, [
     { type: "run.dispatched", at: T0 + 600_000, stageId: "a", attempt: 1, runId: 88 },
   ]);
   const posts = gh.find("POST", DISPATCH);
   assert.equal(posts.length, 2);
   assert.equal((posts[1]?.body as { return_run_details?: boolean }).return_run_details, undefined);
+  gh.done();
+});
+
+test("a run titled with the key that loom did not dispatch is never taken for loom's: loom dispatches its own", async () => {
+  gh = mockGitHub();
+  const title = `loom ${KEY}`;
+  const foreign = [
+    run(61, title, { actor: { login: "mallory" }, triggering_actor: { login: "mallory" } }),
+    run(62, title, { triggering_actor: { login: "mallory" } }),
+    run(63, title, { event: "push" }),
+    run(64, title, { path: ".github/workflows/evil.yml" }),
+    run(65, title, { head_branch: "mallory-branch" }),
+    run(66, title, { created_at: new Date(T0 - 3_600_000).toISOString() }),
+  ];
+  gh.api.get(RUNS).query(runsQuery).reply(200, { total_count: foreign.length, workflow_runs: foreign });
+  gh.api.post(DISPATCH).reply(200, {
+    workflow_run_id: 4243,
+    run_url: "https://api.github.com/x",
+    html_url: "https://github.com/x",
+  });
+  const events = await executeEffect(makeContext(makeDiamond(), { config: CONFIG }), effect);
+  assert.deepEqual(events, [
+    { type: "run.dispatched", at: T0 + 600_000, stageId: "a", attempt: 1, runId: 4243 },
+  ]);
   gh.done();
 });
 

@@ -337,17 +337,86 @@ test("an untrusted plan waits for an approval of the current head; a new push ne
   assert.deepEqual(story.dispatched(), []);
   story.command("approve", undefined, story.state.pr.headSha);
   assert.deepEqual(story.dispatched(), ["a"]);
+  const approved = story.state.pr.headSha;
   story.run("a", "completed");
   story.merge("a");
-  story.send({ type: "head.moved", headSha: "merge000000000000000000000000000000000001", byLoom: true });
+  story.send({ type: "head.moved", headSha: "merge000000000000000000000000000000000001", before: approved });
   assert.equal(
     story.state.approvedSha,
     "merge000000000000000000000000000000000001",
-    "loom's own merge keeps the approval",
+    "loom's own merge (the SHA its merge answered) keeps the approval",
   );
-  story.send({ type: "head.moved", headSha: "push0000000000000000000000000000000000002", byLoom: false });
+  story.send({
+    type: "head.moved",
+    headSha: "push0000000000000000000000000000000000002",
+    before: "merge000000000000000000000000000000000001",
+  });
   assert.equal(story.state.approvedSha, null);
   assert.equal(story.of("syncCheckRun").length, 3, "every check run is re-created on the new head");
+});
+
+test("a push is loom's own only by the merge SHA loom recorded, on top of the head loom knew", () => {
+  const plan = makePlan([
+    ["a", []],
+    ["b", ["a"]],
+  ]);
+  const MERGE = "merge000000000000000000000000000000000001";
+  // The merge's webhook arrives before the merge's answer: the approval comes back with the answer.
+  const early = new Story(plan, { trusted: false });
+  const approved = early.state.pr.headSha;
+  early.command("approve", undefined, approved);
+  early.run("a", "completed");
+  early.send({ type: "head.moved", headSha: MERGE, before: approved });
+  assert.equal(early.state.approvedSha, null, "not known as loom's yet");
+  early.merge("a");
+  assert.equal(early.state.approvedSha, MERGE);
+  assert.deepEqual(early.dispatched(), ["b"]);
+  // A push loom did not produce (whoever sent its webhook) and loom's merge on top of an
+  // unapproved push both need a new approval.
+  const other = new Story(plan, { trusted: false });
+  other.command("approve", undefined, other.state.pr.headSha);
+  other.run("a", "completed");
+  other.merge("a");
+  other.send({ type: "head.moved", headSha: MERGE, before: "someone0000000000000000000000000000000000" });
+  assert.equal(other.state.approvedSha, null, "merged onto a push loom never saw");
+  assert.deepEqual(other.dispatched(), []);
+});
+
+test("an approval by comment pins the head pushed before the comment was written; a SHA must be the head", () => {
+  const story = new Story(makePlan([["a", []]]), { trusted: false });
+  story.send({
+    type: "head.moved",
+    headSha: "b".repeat(40),
+    before: story.state.pr.headSha,
+    pushedAt: 2_000,
+  });
+  story.send({
+    type: "command.received",
+    command: "approve",
+    sender: "alice",
+    source: { kind: "comment", commentId: 1 },
+    writtenAt: 2_000,
+  });
+  assert.equal(story.state.approvedSha, null, "written in the second of the push: not after it");
+  assert.match(story.of("reply").at(-1)?.body ?? "", /after this comment was written/);
+  story.send({
+    type: "command.received",
+    command: "approve",
+    sender: "alice",
+    source: { kind: "comment", commentId: 2 },
+    sha: "a".repeat(7),
+  });
+  assert.equal(story.state.approvedSha, null);
+  assert.match(story.of("reply").at(-1)?.body ?? "", /is not the head/);
+  story.send({
+    type: "command.received",
+    command: "approve",
+    sender: "alice",
+    source: { kind: "comment", commentId: 3 },
+    writtenAt: 3_000,
+  });
+  assert.equal(story.state.approvedSha, "b".repeat(40));
+  assert.deepEqual(story.dispatched(), ["a"]);
 });
 
 test("commands on unknown stages, and help and status, get replies; running stages refuse retry", () => {

@@ -128,6 +128,8 @@ export type CommentOptions = {
   sender: User;
   commentId?: number;
   action?: string;
+  /** GitHub's `comment.created_at` (default: now). */
+  createdAt?: string;
 };
 
 export function issueCommentPayload(options: CommentOptions): Json {
@@ -138,7 +140,12 @@ export function issueCommentPayload(options: CommentOptions): Json {
       pull_request: { url: `https://api.github.com/repos/${REPO.fullName}/pulls/${options.number}` },
       state: "open",
     },
-    comment: { id: options.commentId ?? 777, body: options.body, user: userJson(options.sender) },
+    comment: {
+      id: options.commentId ?? 777,
+      body: options.body,
+      user: userJson(options.sender),
+      created_at: options.createdAt ?? new Date().toISOString(),
+    },
   });
 }
 
