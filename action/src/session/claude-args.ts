@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { HookSettings } from "./hook-settings.ts";
 
 export const EFFORT_LEVELS = ["low", "medium", "high", "xhigh", "max"] as const;
@@ -50,6 +51,15 @@ export type SessionFiles = {
   handoffNotesFile: string;
   hookStateDir: string;
 };
+
+/** Where the session's files live in its state directory. */
+export function locateSessionFiles(stateDir: string): SessionFiles {
+  return {
+    heartbeatFile: join(stateDir, "heartbeat.json"),
+    handoffNotesFile: join(stateDir, "handoff-notes.md"),
+    hookStateDir: join(stateDir, "hook-state"),
+  };
+}
 
 export type HookEnvInput = SessionFiles & {
   stageId: string;

@@ -1,13 +1,19 @@
 import { spawn } from "node:child_process";
 import { createWriteStream, mkdirSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { createInterface } from "node:readline";
 import type { Heartbeat } from "../../../src/artifacts/heartbeat.ts";
 import { killUserProcesses, signalUserProcesses } from "../isolation/kill-user-processes.ts";
 import { planSpawn } from "../isolation/plan-spawn.ts";
 import type { SessionSandbox } from "../isolation/session-isolation.ts";
 import { buildHeartbeat, createHeartbeatPublisher, readHookHeartbeat } from "./build-heartbeat.ts";
-import { buildClaudeArgs, buildHookEnv, type EffortLevel, type SessionFiles } from "./claude-args.ts";
+import {
+  buildClaudeArgs,
+  buildHookEnv,
+  locateSessionFiles,
+  type EffortLevel,
+  type SessionFiles,
+} from "./claude-args.ts";
 import { buildHookSettings, type HookPrograms } from "./hook-settings.ts";
 import { killProcessGroup } from "./kill-process-group.ts";
 import { finishOutcome } from "./finish-outcome.ts";
@@ -83,20 +89,23 @@ const STDERR_TAIL_CHARS = 8000;
  */
 export const CANCEL_KILL_GRACE_MS = 1000;
 
+/** Empties the session's state folder of a previous session's files and makes the hooks' folder. */
+export function prepareStateDir(files: SessionFiles): void {
+  for (const path of [files.heartbeatFile, files.handoffNotesFile, files.hookStateDir])
+    rmSync(path, { recursive: true, force: true });
+  mkdirSync(files.hookStateDir, { recursive: true });
+}
+
 /** Runs one headless Claude Code session to its end and says how it ended. Never throws for a bad session. */
 export async function runSession(options: RunSessionOptions): Promise<SessionOutcome> {
   const now = options.now ?? (() => new Date());
   const log = options.log ?? (() => undefined);
   const started = now().getTime();
   const budget = options.contextBudgetPercent ?? 65;
-  const files: SessionFiles = {
-    heartbeatFile: join(options.stateDir, "heartbeat.json"),
-    handoffNotesFile: join(options.stateDir, "handoff-notes.md"),
-    hookStateDir: join(options.stateDir, "hook-state"),
-  };
-  for (const path of [files.heartbeatFile, files.handoffNotesFile, files.hookStateDir])
-    rmSync(path, { recursive: true, force: true });
-  mkdirSync(files.hookStateDir, { recursive: true });
+  const files: SessionFiles = locateSessionFiles(options.stateDir);
+  // With a sandbox the caller has already lent the state folder (and prepared it): through sudo
+  // the action's user can no longer write there.
+  if (options.sandbox?.isolation.kind !== "user") prepareStateDir(files);
   mkdirSync(dirname(options.transcriptPath), { recursive: true });
 
   const args = buildClaudeArgs({

@@ -7,7 +7,8 @@ import type { LoadedSessionCaps } from "../config/load-session-caps.ts";
 import { CheckoutTamperedError, lendPaths, type Lease } from "../isolation/lend-paths.ts";
 import { listReachablePaths } from "../isolation/list-reachable-paths.ts";
 import type { RunStageInputs } from "../run-stage-inputs.ts";
-import type { RunSessionOptions } from "../session/run-session.ts";
+import { locateSessionFiles } from "../session/claude-args.ts";
+import { prepareStateDir, type RunSessionOptions } from "../session/run-session.ts";
 import type { SessionOutcome } from "../session/session-outcome.ts";
 import * as names from "../upload/artifact-port.ts";
 import { optional } from "./optional.ts";
@@ -92,7 +93,9 @@ export async function runSessionSafely(
   let lease: Lease | undefined;
   let outcome: SessionOutcome;
   try {
-    if (sandbox !== undefined)
+    if (sandbox !== undefined) {
+      // Before lending: through sudo the action's user cannot write there afterwards.
+      prepareStateDir(locateSessionFiles(stateDir));
       lease = await lendPaths(sandbox, {
         checkout: deps.workspace,
         writable: [stateDir, ...(learningsFile === undefined ? [] : [path.dirname(learningsFile)])],
@@ -101,6 +104,7 @@ export async function runSessionSafely(
           ...(deps.hooks === null ? [] : [deps.hooks.dir, deps.hooks.nodePath]),
         ]),
       });
+    }
     outcome = await deps.runSession(options);
   } catch (error) {
     outcome = crashed(error);
