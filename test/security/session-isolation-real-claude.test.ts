@@ -205,6 +205,7 @@ test(
     assert.equal(run.leaked.length, 2, `leaked: ${run.leaked.join(", ")}`);
     assert.ok(run.leaked.every((value) => value.startsWith("loom-canary-")));
     assert.equal(run.result.isolation, undefined);
+    assert.equal(run.result.checks[1]?.passed, false, "the checks could read the runner's tokens too");
     assert.ok(run.aliveAtUpload.length > 0, "the setsid sleeper escaped the process group");
   },
 );
