@@ -1,10 +1,17 @@
 import type { Effect } from "../../src/orchestrator/effects.ts";
 import type { MergeOutcome, OrchestratorEvent } from "../../src/orchestrator/events.ts";
 import { readBranchHead } from "./create-branch.ts";
-import { countCall, readErrorMessage, readStatus, toEffectError } from "./effect-context.ts";
+import { countCall, EffectError, readErrorMessage, readStatus, toEffectError } from "./effect-context.ts";
 import type { EffectContext } from "./effect-context.ts";
 
 type MergeBranch = Extract<Effect, { type: "mergeBranch" }>;
+
+/**
+ * Claims of one merge effect that may end unanswered (5xx, timeout, dropped connection) and be
+ * tried again by the outbox (after 5 s, 10 s, 20 s); the last one reports an error instead, so the
+ * stage says why on its check run. Below the outbox's own limit of 5 claims.
+ */
+export const MERGE_TRIES = 4;
 
 function finished(
   ctx: EffectContext,
@@ -26,7 +33,7 @@ function finished(
   ];
 }
 
-/** True when `sha` is the base head or one of its ancestors (a later push kept the merge). */
+/** True when `sha` is the base head or one of its ancestors (compare API: `ahead` or `identical`). */
 async function isOnBase(
   ctx: EffectContext,
   effect: MergeBranch,
@@ -48,13 +55,70 @@ async function isOnBase(
   }
 }
 
+async function readParents(ctx: EffectContext, effect: MergeBranch, sha: string): Promise<string[]> {
+  countCall(ctx.calls, effect.type);
+  try {
+    const { data } = await ctx.octokit.rest.repos.getCommit({ owner: ctx.owner, repo: ctx.repo, ref: sha });
+    return data.parents.map((parent) => parent.sha);
+  } catch (error) {
+    throw toEffectError(`reading commit ${sha}`, error);
+  }
+}
+
 /**
- * Merges the stage branch into the merge point with `POST /merges`, never retried blindly.
- * 201 → merged (the base head is read back and must contain the merge commit); 204 → nothing to
- * merge; 409 → conflict; any other answer → error with GitHub's message. Always one
- * `merge.finished` event: the reducer decides what happens next.
+ * A merge whose answer never came (5xx, timeout, dropped connection): GitHub may or may not have
+ * merged. The repository decides: when the merge point contains what was to be merged, it is
+ * merged (its head is recorded); otherwise the merge is tried again by the outbox, and reported as
+ * an error only on the last try.
+ */
+async function settleUnanswered(
+  ctx: EffectContext,
+  effect: MergeBranch,
+  head: string,
+  why: string,
+): Promise<OrchestratorEvent[]> {
+  const base = await readBranchHead(ctx, effect.type, effect.base);
+  if (base === null) return finished(ctx, effect, "error", `${effect.base} is gone (${why})`);
+  const sha = effect.sha ?? (await readBranchHead(ctx, effect.type, effect.head));
+  if (sha !== null && (await isOnBase(ctx, effect, sha, base))) {
+    ctx.log.warn({ stage: effect.stageId, why }, "merge answer lost; the merge point contains the stage");
+    const detail = `merged ${head} into ${effect.base} (GitHub's answer was lost: ${why})`;
+    // The head is recorded as loom's merge only when it is that merge (second parent `sha`).
+    const own = (await readParents(ctx, effect, base))[1] === sha;
+    return finished(ctx, effect, "merged", detail, own ? base : undefined);
+  }
+  if ((ctx.attempt ?? 1) >= MERGE_TRIES) {
+    return finished(ctx, effect, "error", `GitHub did not merge after ${MERGE_TRIES} tries (${why})`);
+  }
+  throw new EffectError(`merging ${head} into ${effect.base}: not merged (${why}); trying again`, {
+    status: null,
+    retryable: true,
+  });
+}
+
+/**
+ * Merges the stage into the merge point with `POST /merges`, never retried blindly.
+ *
+ * With `effect.sha` (the commit the stage's checks ran on) the stage branch must still point at it,
+ * else nothing is merged (`branch-moved`: a push after the checks); the merge takes that SHA, not
+ * the branch name, so nothing pushed meanwhile rides along. GitHub's answer: 201 → merged;
+ * 204 → nothing to merge; 409 → conflict; 5xx, timeout or a dropped connection → the repository is
+ * read to decide (`settleUnanswered`); any other answer → error with GitHub's message.
  */
 export async function mergeBranch(ctx: EffectContext, effect: MergeBranch): Promise<OrchestratorEvent[]> {
+  if (effect.sha !== undefined) {
+    const branchHead = await readBranchHead(ctx, effect.type, effect.head);
+    if (branchHead !== effect.sha) {
+      const now = branchHead === null ? "was deleted" : `moved to ${branchHead.slice(0, 7)}`;
+      return finished(
+        ctx,
+        effect,
+        "branch-moved",
+        `the stage branch ${effect.head} ${now} after the checks ran on ${effect.sha.slice(0, 7)}`,
+      );
+    }
+  }
+  const head = effect.sha ?? effect.head;
   countCall(ctx.calls, effect.type);
   let response;
   try {
@@ -62,7 +126,7 @@ export async function mergeBranch(ctx: EffectContext, effect: MergeBranch): Prom
       owner: ctx.owner,
       repo: ctx.repo,
       base: effect.base,
-      head: effect.head,
+      head,
       commit_message: effect.message,
       request: { retries: 0 },
     });
@@ -70,21 +134,14 @@ export async function mergeBranch(ctx: EffectContext, effect: MergeBranch): Prom
     const status = readStatus(error);
     const message = readErrorMessage(error);
     if (status === 409) return finished(ctx, effect, "conflict", `merge conflict: ${message}`);
-    return finished(
-      ctx,
-      effect,
-      "error",
-      `GitHub refused the merge (${status ?? "network error"}): ${message}`,
-    );
+    if (status === null || status >= 500) {
+      return settleUnanswered(ctx, effect, head, `${status ?? "no answer"}: ${message}`);
+    }
+    return finished(ctx, effect, "error", `GitHub refused the merge (${status}): ${message}`);
   }
   if ((response.status as number) === 204) {
-    return finished(ctx, effect, "nothing-to-merge", `${effect.base} already contains ${effect.head}`);
+    return finished(ctx, effect, "nothing-to-merge", `${effect.base} already contains ${head}`);
   }
-  const sha = response.data.sha;
-  const head = await readBranchHead(ctx, effect.type, effect.base);
-  if (head === null) return finished(ctx, effect, "error", `${effect.base} disappeared after the merge`, sha);
-  if (!(await isOnBase(ctx, effect, sha, head))) {
-    return finished(ctx, effect, "error", `merge commit ${sha} is not on ${effect.base} (head ${head})`, sha);
-  }
-  return finished(ctx, effect, "merged", `merged ${effect.head} into ${effect.base}`, sha);
+  // 201: GitHub moved the merge point to this merge commit.
+  return finished(ctx, effect, "merged", `merged ${effect.head} into ${effect.base}`, response.data.sha);
 }

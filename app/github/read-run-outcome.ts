@@ -103,6 +103,9 @@ export function toRunFinishedEvent(
     outcome = "crashed";
     detail = `loom-result is for stage ${result.stage_id} attempt ${result.attempt}, not ${expected.stageId} attempt ${expected.attempt}`;
   }
+  // What the checks ran on, as the run left the stage branch: publish's push (the checked tip, or
+  // loom-publish's learnings commit on top of it), else the tip the session ended on.
+  const headSha = reading.publish?.pushed_sha ?? result?.head_sha;
   return {
     type: "run.finished",
     at: expected.at,
@@ -111,5 +114,6 @@ export function toRunFinishedEvent(
     runId: reading.runId,
     outcome,
     detail,
+    ...(outcome === "completed" && headSha !== undefined ? { headSha } : {}),
   };
 }

@@ -36,6 +36,11 @@ export type Effect =
       /** The merge point. */
       base: string;
       message: string;
+      /**
+       * The commit the stage's checks ran on (what its publish job pushed): merged by SHA, and only
+       * while the stage branch still points at it. Absent for plans started before it was recorded.
+       */
+      sha?: string;
     }
   | { type: "syncCheckRun"; key: string; stageId: string | null }
   | { type: "syncStatusComment"; key: string }

@@ -62,7 +62,8 @@ export const RUN_OUTCOMES = [
 ] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
-export const MERGE_OUTCOMES = ["merged", "nothing-to-merge", "conflict", "error"] as const;
+/** `branch-moved`: the stage branch is no longer the commit its checks ran on; nothing was merged. */
+export const MERGE_OUTCOMES = ["merged", "nothing-to-merge", "conflict", "error", "branch-moved"] as const;
 export type MergeOutcome = (typeof MERGE_OUTCOMES)[number];
 
 export const COMMAND_NAMES = [
@@ -129,6 +130,11 @@ export type OrchestratorEvent =
       outcome: RunOutcome;
       /** One line a person reads on the check run: why it ended this way. */
       detail: string;
+      /**
+       * The stage branch commit the run's checks ran on, as the run left it (its publish job's
+       * `pushed_sha`, else the result's `head_sha`): what a completed stage may merge.
+       */
+      headSha?: string;
     }
   | {
       type: "merge.finished";

@@ -12,13 +12,18 @@ export function requestMerge(ctx: StepContext, stage: StageState): void {
   const { state } = ctx;
   const count = countMergeRequests(stage) + 1;
   stage.notes.push({ at: ctx.at, text: `merge requested (#${count}) into ${state.pr.headRef}` });
+  const branch = makeStageBranch(state, stage.id);
+  const sha = stage.checkedSha ?? undefined;
+  const message = `loom: merge stage ${stage.id} (${stage.name}) of ${state.plan.id}`;
   emit(ctx, {
     type: "mergeBranch",
     key: makeStageKey(state, stage.id, stage.sessions.length, `merge:${count}`),
     stageId: stage.id,
-    head: makeStageBranch(state, stage.id),
+    head: branch,
     base: state.pr.headRef,
-    message: `loom: merge stage ${stage.id} (${stage.name}) of ${state.plan.id}`,
+    // The checked commit, by SHA: a push to the stage branch after the checks is never merged.
+    message: sha === undefined ? message : `${message}\n\nStage branch ${branch} at ${sha} (checked)`,
+    ...(sha === undefined ? {} : { sha }),
   });
 }
 
@@ -69,6 +74,16 @@ export function handleMergeFinished(
         stage.failures = 0;
         stage.retryAt = null;
       }
+      return;
+    case "branch-moved":
+      // A push after the checks: that commit was never checked, so the stage runs again on it.
+      stage.checkedSha = null;
+      moveStage(
+        ctx,
+        stage,
+        "merge-blocked",
+        `not merged: ${event.detail}; review that push, then \`/loom retry ${stage.id}\` runs the stage again on it`,
+      );
       return;
     case "error":
       moveStage(

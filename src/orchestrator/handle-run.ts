@@ -109,6 +109,10 @@ export function handleRunFinished(
   session.outcome = event.outcome;
   session.detail = event.detail;
   endSession(ctx, stage.id, session, SESSION_END[event.outcome]);
+  if (event.outcome === "completed") {
+    if (event.headSha === undefined) delete stage.checkedSha;
+    else stage.checkedSha = event.headSha;
+  }
   if (session.kind === "merge") finishMergeSession(ctx, stage, session, event.outcome);
   else finishStageSession(ctx, stage, session, event.outcome);
 }

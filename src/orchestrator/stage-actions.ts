@@ -95,6 +95,11 @@ export function retryStage(ctx: StepContext, stage: StageState, who: string): Ac
       return { ok: true, text: `retrying \`${stage.id}\`` };
     case "merge-blocked":
       stage.failures = 0;
+      // Its branch moved after its checks: run it again so the checks see what would be merged.
+      if (stage.checkedSha === null) {
+        requeueStage(ctx, stage, note);
+        return { ok: true, text: `running \`${stage.id}\` again on its moved branch` };
+      }
       if (moveStage(ctx, stage, "completed", note)) requestMerge(ctx, stage);
       return { ok: true, text: `merging \`${stage.id}\` again` };
     case "merge-conflict":

@@ -38,6 +38,12 @@ export type StageState = {
   /** True once the stage was removed from the plan file but kept for its history. */
   removed: boolean;
   notes: StageNote[];
+  /**
+   * The stage branch commit the last completed session's checks ran on: the only commit its merge
+   * takes. Null once a push moved the branch past it (the stage must run again before it merges);
+   * absent when the run did not say (older plans).
+   */
+  checkedSha?: string | null;
 };
 
 export type PlanState = {

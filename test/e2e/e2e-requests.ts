@@ -10,7 +10,15 @@ export type Dispatch = {
   key: string;
   at: number;
 };
-export type Merge = { index: number; base: string; head: string; status: number; at: number };
+/** `head`: the stage branch; `sha`: the commit sent as the merge's head when loom merged by SHA. */
+export type Merge = {
+  index: number;
+  base: string;
+  head: string;
+  sha: string | null;
+  status: number;
+  at: number;
+};
 
 function bodyOf(request: RecordedRequest): Record<string, unknown> {
   return typeof request.body === "object" && request.body !== null
@@ -41,11 +49,18 @@ export function mergesOf(requests: readonly RecordedRequest[]): Merge[] {
   return requests.flatMap((request, index) => {
     if (request.operationId !== "repos/merge") return [];
     const body = bodyOf(request);
+    const head = String(body["head"]);
+    // loom merges the checked commit by SHA and names its stage branch in the message.
+    const named = /^Stage branch (\S+) at ([0-9a-f]{40,64}) \(checked\)$/m.exec(
+      typeof body["commit_message"] === "string" ? body["commit_message"] : "",
+    );
+    const bySha = /^[0-9a-f]{40,64}$/.test(head);
     return [
       {
         index,
         base: String(body["base"]),
-        head: String(body["head"]),
+        head: bySha && named?.[2] === head ? (named[1] ?? head) : head,
+        sha: bySha ? head : null,
         status: request.status,
         at: request.at,
       },

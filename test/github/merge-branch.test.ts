@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
+import { EffectError } from "../../app/github/effect-context.ts";
 import { executeEffect } from "../../app/github/execute-effect.ts";
+import { MERGE_TRIES } from "../../app/github/merge-branch.ts";
 import type { Effect } from "../../src/orchestrator/effects.ts";
 import { mockGitHub } from "../support/github-mock.ts";
 import type { GitHubMock } from "../support/github-mock.ts";
@@ -23,12 +25,11 @@ const at = T0 + 600_000;
 let gh: GitHubMock | undefined;
 afterEach(() => gh?.cleanup());
 
-test("a 201 merge is reported merged with its sha once the base head is read back", async () => {
+test("a 201 merge is reported merged with its sha (GitHub moved the merge point to it)", async () => {
   gh = mockGitHub();
   gh.api
     .post(MERGE, { base: "feature/demo", head: "loom/PLAN-demo/a", commit_message: "loom: merge stage a" })
     .reply(201, { sha: SHA });
-  gh.api.get(BASE_REF).reply(200, { ref: "refs/heads/feature/demo", object: { sha: SHA, type: "commit" } });
   const events = await executeEffect(makeContext(makeDiamond()), effect);
   assert.deepEqual(events, [
     {
@@ -43,17 +44,100 @@ test("a 201 merge is reported merged with its sha once the base head is read bac
   gh.done();
 });
 
-test("a merge commit no longer on the base after the merge is an error, not a success", async () => {
+const CHECKED = "e".repeat(40);
+const STAGE_REF = "/repos/octo/repo/git/ref/heads%2Floom%2FPLAN-demo%2Fa";
+const checkedEffect: Effect = { ...effect, sha: CHECKED };
+
+test("with the checked SHA: merges that SHA (not the branch name) while the branch still points at it", async () => {
   gh = mockGitHub();
-  const other = "d".repeat(40);
-  gh.api.post(MERGE).reply(201, { sha: SHA });
-  gh.api.get(BASE_REF).reply(200, { ref: "refs/heads/feature/demo", object: { sha: other, type: "commit" } });
   gh.api
-    .get(`/repos/octo/repo/compare/${SHA}...${other}`)
+    .get(STAGE_REF)
+    .reply(200, { ref: "refs/heads/loom/PLAN-demo/a", object: { sha: CHECKED, type: "commit" } });
+  gh.api
+    .post(MERGE, { base: "feature/demo", head: CHECKED, commit_message: "loom: merge stage a" })
+    .reply(201, {
+      sha: SHA,
+    });
+  const [event] = await executeEffect(makeContext(makeDiamond()), checkedEffect);
+  assert.equal(event?.type === "merge.finished" && event.outcome, "merged");
+  gh.done();
+});
+
+test("a stage branch moved after its checks is not merged: branch-moved, with both SHAs", async () => {
+  gh = mockGitHub();
+  const pushed = "f".repeat(40);
+  gh.api
+    .get(STAGE_REF)
+    .reply(200, { ref: "refs/heads/loom/PLAN-demo/a", object: { sha: pushed, type: "commit" } });
+  const [event] = await executeEffect(makeContext(makeDiamond()), checkedEffect);
+  assert.equal(event?.type, "merge.finished");
+  if (event?.type !== "merge.finished") return;
+  assert.equal(event.outcome, "branch-moved");
+  assert.match(event.detail, /moved to fffffff after the checks ran on eeeeeee/);
+  assert.equal(gh.find("POST", MERGE).length, 0);
+  gh.done();
+});
+
+test("a 502 on the merge: the merge point does not contain the commit, so the effect fails retryably", async () => {
+  gh = mockGitHub();
+  gh.api
+    .get(STAGE_REF)
+    .reply(200, { ref: "refs/heads/loom/PLAN-demo/a", object: { sha: CHECKED, type: "commit" } });
+  gh.api.post(MERGE).reply(502, { message: "Bad Gateway" });
+  gh.api.get(BASE_REF).reply(200, { ref: "refs/heads/feature/demo", object: { sha: SHA, type: "commit" } });
+  gh.api
+    .get(`/repos/octo/repo/compare/${CHECKED}...${SHA}`)
     .query({ per_page: "1" })
     .reply(200, { status: "diverged" });
-  const [event] = await executeEffect(makeContext(makeDiamond()), effect);
+  await assert.rejects(
+    executeEffect(makeContext(makeDiamond(), { attempt: 1 }), checkedEffect),
+    (error: unknown) => {
+      assert.ok(error instanceof EffectError && error.retryable, String(error));
+      return true;
+    },
+  );
+  assert.equal(gh.find("POST", MERGE).length, 1, "never retried blindly");
+  gh.done();
+});
+
+test("a 502 on the last try is reported as an error, so the stage says why", async () => {
+  gh = mockGitHub();
+  gh.api
+    .get(STAGE_REF)
+    .reply(200, { ref: "refs/heads/loom/PLAN-demo/a", object: { sha: CHECKED, type: "commit" } });
+  gh.api.post(MERGE).reply(500, { message: "Server Error" });
+  gh.api.get(BASE_REF).reply(200, { ref: "refs/heads/feature/demo", object: { sha: SHA, type: "commit" } });
+  gh.api
+    .get(`/repos/octo/repo/compare/${CHECKED}...${SHA}`)
+    .query({ per_page: "1" })
+    .reply(200, { status: "diverged" });
+  const [event] = await executeEffect(makeContext(makeDiamond(), { attempt: MERGE_TRIES }), checkedEffect);
   assert.equal(event?.type === "merge.finished" && event.outcome, "error");
+  assert.match(
+    event?.type === "merge.finished" ? event.detail : "",
+    /did not merge after 4 tries \(500: Server Error\)/,
+  );
+  gh.done();
+});
+
+test("a merge GitHub did but answered 504: the merge point contains the commit, so it is merged (once)", async () => {
+  gh = mockGitHub();
+  gh.api
+    .get(STAGE_REF)
+    .reply(200, { ref: "refs/heads/loom/PLAN-demo/a", object: { sha: CHECKED, type: "commit" } });
+  gh.api.post(MERGE).reply(504, { message: "We couldn't respond to your request in time" });
+  gh.api.get(BASE_REF).reply(200, { ref: "refs/heads/feature/demo", object: { sha: SHA, type: "commit" } });
+  gh.api
+    .get(`/repos/octo/repo/compare/${CHECKED}...${SHA}`)
+    .query({ per_page: "1" })
+    .reply(200, { status: "ahead" });
+  gh.api
+    .get(`/repos/octo/repo/commits/${SHA}`)
+    .reply(200, { sha: SHA, parents: [{ sha: "1".repeat(40) }, { sha: CHECKED }] });
+  const [event] = await executeEffect(makeContext(makeDiamond()), checkedEffect);
+  assert.equal(event?.type === "merge.finished" && event.outcome, "merged");
+  assert.equal(event?.type === "merge.finished" && event.sha, SHA, "the merge commit is loom's own");
+  assert.equal(gh.find("POST", MERGE).length, 1);
   gh.done();
 });
 
@@ -73,7 +157,6 @@ const cases = [
     detail: /403/,
   },
   { status: 422, body: { message: "Validation Failed" }, outcome: "error", detail: /422/ },
-  { status: 500, body: { message: "Server Error" }, outcome: "error", detail: /500.*Server Error/ },
 ] as const;
 
 for (const c of cases) {
