@@ -1,12 +1,18 @@
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { startEmulator, type Emulator } from "../emulator/start-emulator.ts";
+import {
+  freePort,
+  freshCheckout,
+  npmStart,
+  ROOT,
+  stop,
+  waitFor,
+  waitForCheckRuns,
+  type NpmStart,
+} from "./npm-start.ts";
 import { DIAMOND_PLAN } from "./sample-plans.ts";
 
 /**
@@ -17,102 +23,6 @@ import { DIAMOND_PLAN } from "./sample-plans.ts";
  * emulator to the webhook URL the manifest registered, becomes check runs. Then `npm start` again,
  * now from the `.env` the flow wrote (the restart that used to leave the App inert).
  */
-
-const ROOT = path.resolve(import.meta.dirname, "../..");
-/** What a checkout of loom holds but a newcomer's does not: their own credentials and state. */
-const NOT_IN_A_FRESH_CHECKOUT = new Set([
-  ".env",
-  ".git",
-  "loom.sqlite",
-  "loom.sqlite-wal",
-  "loom.sqlite-shm",
-]);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
-
-/** A checkout of loom in a temp folder (links to this one's files), so `.env` and the SQLite file are its own. */
-async function freshCheckout(): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), "loom-quick-start-"));
-  for (const entry of await readdir(ROOT)) {
-    if (!NOT_IN_A_FRESH_CHECKOUT.has(entry)) await symlink(path.join(ROOT, entry), path.join(dir, entry));
-  }
-  return dir;
-}
-
-type NpmStart = { child: ChildProcess; output: () => string; exited: Promise<number | null> };
-
-/** `npm start`, as typed in the checkout (its own process group, so the whole tree can be stopped). */
-function npmStart(cwd: string): NpmStart {
-  const env: Record<string, string> = {
-    PATH: process.env["PATH"] ?? "",
-    HOME: process.env["HOME"] ?? "/tmp",
-  };
-  const child = spawn("npm", ["start"], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  let text = "";
-  child.stdout?.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
-  child.stderr?.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, output: () => text, exited };
-}
-
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** SIGTERM to npm and the App under it (Ctrl-C's effect), SIGKILL after 15 s; returns once all are gone. */
-async function stop(run: NpmStart): Promise<void> {
-  const pid = run.child.pid;
-  if (pid === undefined || !groupAlive(pid)) return;
-  process.kill(-pid, "SIGTERM");
-  for (let attempt = 0; attempt < 150 && groupAlive(pid); attempt++) await sleep(100);
-  if (groupAlive(pid)) process.kill(-pid, "SIGKILL");
-  for (let attempt = 0; attempt < 50 && groupAlive(pid); attempt++) await sleep(100);
-}
-
-/** Polls `url` until `accept(status)`; bounded (300 × 100 ms). */
-async function waitFor(url: string, accept: (status: number) => boolean, run: NpmStart): Promise<Response> {
-  for (let attempt = 0; attempt < 300; attempt++) {
-    if (run.child.exitCode !== null)
-      throw new Error(`npm start exited (${run.child.exitCode}):\n${run.output()}`);
-    const response = await fetch(url, { redirect: "manual" }).catch(() => null);
-    if (response && accept(response.status)) return response;
-    await response?.body?.cancel();
-    await sleep(100);
-  }
-  throw new Error(`${url} never answered as expected:\n${run.output()}`);
-}
-
-/** Bounded wait (200 × 100 ms) for the emulator to hold check runs named `names` on `sha`. */
-async function waitForCheckRuns(
-  emulator: Emulator,
-  sha: string,
-  names: string[],
-  run: NpmStart,
-): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const have = new Set(emulator.state.checkRuns.filter((r) => r.headSha === sha).map((r) => r.name));
-    if (names.every((name) => have.has(name))) return;
-    await sleep(100);
-  }
-  const have = emulator.state.checkRuns.map((r) => `${r.name}@${r.headSha.slice(0, 7)}`);
-  assert.fail(`no check runs ${names.join(", ")} on ${sha} (have: ${have.join(", ")}):\n${run.output()}`);
-}
 
 const STAGE_CHECKS = ["loom: PLAN-diamond", "loom: a", "loom: b", "loom: c", "loom: d"];
 
