@@ -104,7 +104,7 @@ export class PublishFixture {
   /** Commit files in the session (empty content deletes). */
   commit(message: string, files: Record<string, string | null>): string {
     for (const [path, content] of Object.entries(files)) {
-      if (content === null) git(this.session, "rm", "-q", path);
+      if (content === null) git(this.session, "rm", "-q", "-f", path);
       else this.write(this.session, { [path]: content });
     }
     git(this.session, "add", "-A");

@@ -456,6 +456,83 @@ describe("publish: refs and history", () => {
     assertRefused(f, result, "bundle-invalid");
   });
 
+  /** People change the pull request's branch ("other"); the session then merges it, resolving as `resolve` says. */
+  async function mergeSession(
+    people: Record<string, string | null>,
+    resolve: Record<string, string | null>,
+    seed: Record<string, string> = {},
+  ): Promise<{ f: PublishFixture; result: PublishResult }> {
+    const f = setUp(seed);
+    const pr = `${f.root}/pr`;
+    git(f.root, "clone", "-q", "--branch", "other", f.origin, pr);
+    for (const [path, content] of Object.entries(people)) {
+      if (content === null) git(pr, "rm", "-q", path);
+      else f.write(pr, { [path]: content });
+    }
+    git(pr, "add", "-A");
+    git(pr, "commit", "-q", "-m", "people's change");
+    git(pr, "push", "-q", "origin", "HEAD:refs/heads/other");
+    f.commit("Stage work", { "src/a.ts": "1\n" });
+    git(f.session, "fetch", "-q", "origin", "other");
+    git(f.session, "merge", "-q", "--no-ff", "--no-commit", "FETCH_HEAD");
+    f.commit("Merge the pull request branch", resolve);
+    f.bundle();
+    return { f, result: await publish(f) };
+  }
+
+  it("accepts a merge that takes a person's plan edit and new plan from the pull request branch", async () => {
+    const edited = planText("allow_knowledge_edits: false");
+    const { result } = await mergeSession({ [PLAN_PATH]: edited, "doc/plans/PLAN-next.md": planText() }, {});
+    assert.deepEqual(result.refusals, []);
+    assert.equal(result.ok, true);
+  });
+
+  const reverts: {
+    name: string;
+    people: Record<string, string | null>;
+    resolve: Record<string, string | null>;
+    seed?: Record<string, string>;
+    rule: string;
+    path: string;
+  }[] = [
+    {
+      name: "reverts a person's edit of the plan",
+      people: { [PLAN_PATH]: planText("allow_knowledge_edits: false") },
+      resolve: { [PLAN_PATH]: planText() },
+      rule: "plan-change",
+      path: PLAN_PATH,
+    },
+    {
+      name: "drops a plan a person added",
+      people: { "doc/plans/PLAN-next.md": planText() },
+      resolve: { "doc/plans/PLAN-next.md": null },
+      rule: "plan-change",
+      path: "doc/plans/PLAN-next.md",
+    },
+    {
+      name: "brings back a plan a person deleted",
+      seed: { "doc/plans/PLAN-old.md": planText() },
+      people: { "doc/plans/PLAN-old.md": null },
+      resolve: { "doc/plans/PLAN-old.md": planText() },
+      rule: "plan-change",
+      path: "doc/plans/PLAN-old.md",
+    },
+    {
+      name: "keeps the old CLAUDE.md over a person's edit",
+      seed: { "CLAUDE.md": "old rules\n" },
+      people: { "CLAUDE.md": "new rules\n" },
+      resolve: { "CLAUDE.md": "old rules\n" },
+      rule: "agent-config-change",
+      path: "CLAUDE.md",
+    },
+  ];
+  for (const { name, people, resolve, seed, rule, path } of reverts) {
+    it(`refuses a merge session's merge that ${name}`, async () => {
+      const { f, result } = await mergeSession(people, resolve, seed);
+      assertRefused(f, result, rule, path);
+    });
+  }
+
   it("accepts a merge session's merge of the pull request branch, whose own changes are already on origin", async () => {
     const f = setUp();
     // People change a workflow and append a learning on the pull request's branch ("other").

@@ -5,7 +5,7 @@ import { callsLoomStage, classifyPath, isLearningsPath, type ProtectedPathRule }
 import { listChangedPaths, readFileAt, type NewCommit } from "./list-new-commits.ts";
 import { parseAddedLines } from "./parse-added-lines.ts";
 import type { PublishPolicy } from "./read-publish-policy.ts";
-import { readGit } from "../git/run-git.ts";
+import { readGit, runGit } from "../git/run-git.ts";
 
 export type CheckContext = {
   cwd: string;
@@ -38,14 +38,30 @@ export async function checkNewCommits(
 
 const short = (sha: string): string => sha.slice(0, 12);
 
+/**
+ * A merge's own changes to protected paths count too. `-c` lists only paths differing from every
+ * parent, which hides a merge that keeps one side's old version where git would have taken the
+ * other side's change (reverting a person's plan edit, dropping a plan a person added). So for a
+ * merge every path differing from any parent is looked at, and passes only when the merge holds
+ * what git's merge takes without a choice (`isMergedAsGitWould`). Knowledge files keep their own
+ * rules (a merge may combine both sides' appended lines).
+ */
 async function checkPaths(context: CheckContext, commit: NewCommit): Promise<PublishRefusal[]> {
   const refusals: PublishRefusal[] = [];
-  for (const path of await listChangedPaths(context.cwd, commit)) {
+  const changed = await listChangedPaths(context.cwd, commit);
+  const merge = commit.parents.length > 1;
+  const paths = merge
+    ? [...new Set([...changed, ...(await listPathsDifferingFromAnyParent(context.cwd, commit))])]
+    : changed;
+  for (const path of paths) {
     let rule = classifyPath(path, context.callerWorkflows);
     if (rule === "workflow-change" && (await isCallerWorkflow(context.cwd, commit, path))) {
       rule = "loom-config-change";
     }
     if (rule === null) continue;
+    if (merge && rule === "knowledge-rewrite" && !changed.includes(path)) continue;
+    if (merge && rule !== "knowledge-rewrite" && (await isMergedAsGitWould(context.cwd, commit, path)))
+      continue;
     const refusal = await refusalFor(context, commit, path, rule);
     if (refusal !== null) refusals.push({ rule, path, detail: refusal });
   }
@@ -89,6 +105,42 @@ async function refusalFor(
         ? null
         : `${at} edits or deletes existing lines of the append-only knowledge file ${path}; only appending is allowed (or set allow_knowledge_edits: true)`;
   }
+}
+
+/** Paths where a merge differs from at least one of its parents. */
+async function listPathsDifferingFromAnyParent(cwd: string, commit: NewCommit): Promise<string[]> {
+  const paths = new Set<string>();
+  for (const parent of commit.parents) {
+    const out = await readGit(cwd, [
+      "diff-tree",
+      "-r",
+      "--no-renames",
+      "--name-only",
+      "-z",
+      parent,
+      commit.sha,
+    ]);
+    for (const path of out.split("\0")) if (path !== "") paths.add(path);
+  }
+  return [...paths];
+}
+
+/**
+ * For a two-parent merge: `path` holds what git's three-way merge takes with no choice to make
+ * (the side that changed it since the merge base, or what both sides agree on). A conflict the
+ * session resolved, or an octopus merge, is the session's own change.
+ */
+async function isMergedAsGitWould(cwd: string, commit: NewCommit, path: string): Promise<boolean> {
+  const [ours, theirs, ...more] = commit.parents;
+  if (ours === undefined || theirs === undefined || more.length > 0) return false;
+  const base = (await runGit(cwd, ["merge-base", ours, theirs])).stdout.trim();
+  const entry = async (rev: string): Promise<string> =>
+    rev === "" ? "" : readGit(cwd, ["ls-tree", "-z", rev, "--", path]);
+  const [b, o, t, m] = await Promise.all([entry(base), entry(ours), entry(theirs), entry(commit.sha)]);
+  if (o === t) return m === o;
+  if (b === o) return m === t;
+  if (b === t) return m === o;
+  return false;
 }
 
 /** A workflow that calls loom's stage workflow before or after this commit is a caller: loom's configuration. */
