@@ -29,6 +29,8 @@ async function mergeStageA(): Promise<{ harness: Harness; loomHead: string }> {
   );
   const dispatch = harness.fake.dispatches.find((d) => d.inputs["stage_id"] === "a");
   assert.ok(dispatch, "stage a was dispatched");
+  // The stage branch holds the commit the checks ran on (loom merges only that commit).
+  harness.fake.refs.set("loom/PLAN-diamond/a", passingResult("a").head_sha);
   harness.fake.finishRun(dispatch.runId, "success", passingResult("a"));
   const title = `loom ${dispatch.inputs["key"]}`;
   await harness.receive(
@@ -102,4 +104,15 @@ test("the same plan pushed by the pull request's author runs at once (the check 
     evilDispatches(h).some((d) => d.inputs["stage_id"] === "a"),
     "its root stage is dispatched",
   );
+});
+
+test("loom's merge SHA counts as loom's head whoever the webhook names as sender", async () => {
+  const { harness, loomHead } = await mergeStageA();
+  h = harness;
+  addEvilPlanAt(h, loomHead);
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", { number: 1, headSha: loomHead, before: h.headSha }),
+  );
+  assert.deepEqual(evilDispatches(h), [], "nothing of the new plan runs");
 });
