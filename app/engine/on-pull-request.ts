@@ -163,12 +163,16 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
       if (state.plan.blobSha !== spec.blobSha) events.push({ type: "plan.changed", at, plan: spec });
       // Whether the push is loom's own is the reducer's call (the merge SHAs it recorded), never
       // the sender's: anyone's push can come with loom's bot as sender.
-      if (state.pr.headSha !== pull.head.sha)
+      // The push behind a head loom read back without it (approval dropped): its `before` may
+      // show it was loom's own merge on the approved head.
+      const before = delivery.action === "synchronize" ? (delivery.before ?? null) : null;
+      const confirms = before !== null && state.approvalLost?.to === pull.head.sha;
+      if (state.pr.headSha !== pull.head.sha || confirms)
         events.push({
           type: "head.moved",
           at,
           headSha: pull.head.sha,
-          before: delivery.action === "synchronize" ? (delivery.before ?? null) : null,
+          before,
           ...(headAt === undefined ? {} : { pushedAt: headAt }),
         });
     }

@@ -9,7 +9,7 @@ const USAGE = [
   "`/loom block <stage>` / `/loom unblock <stage>`: stop or release it",
   "`/loom cancel <stage>`: cancel its running session",
   "`/loom status`: refresh the status comment",
-  "`/loom approve`: allow this head commit to run (plans from forks or outside authors)",
+  "`/loom approve [<sha>]`: allow the head commit you reviewed to run (plans from forks or outside authors); a push after your comment needs a new approval",
   "`/loom help`: this text",
 ];
 

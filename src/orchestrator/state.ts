@@ -58,9 +58,10 @@ export type PlanState = {
   loomHeads?: string[];
   /**
    * An approval dropped when the head moved from the approved `from` to `to` before loom knew `to`
-   * was its own merge (the push's webhook came before the merge's answer was recorded).
+   * was its own merge (the push's webhook, or a read-back of the head, came before the merge's
+   * answer was recorded). `onApproved`: the push's own `before` was `from` (seen in its webhook).
    */
-  approvalLost?: { from: string; to: string };
+  approvalLost?: { from: string; to: string; onApproved: boolean };
   hold: boolean;
   closed: boolean;
   labels: string[];

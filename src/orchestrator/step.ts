@@ -5,7 +5,14 @@ import { getCheckSlot } from "../status/check-run-external-id.ts";
 import type { StepContext } from "./step-context.ts";
 import { reject } from "./step-context.ts";
 import { applyLabels } from "./apply-labels.ts";
-import { applyPlanChange, closePlan, createPlanState, moveHead, reopenStages } from "./apply-plan.ts";
+import {
+  applyPlanChange,
+  closePlan,
+  confirmHead,
+  createPlanState,
+  moveHead,
+  reopenStages,
+} from "./apply-plan.ts";
 import { handleCommand, replyClosed } from "./handle-command.ts";
 import { handleMergeFinished } from "./handle-merge.ts";
 import { handleHeartbeat, handleRunDispatched, handleRunFinished, handleRunStarted } from "./handle-run.ts";
@@ -93,7 +100,10 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
       closePlan(ctx, event.merged);
       return false;
     case "head.moved":
-      if (event.headSha === ctx.state.pr.headSha) return false;
+      if (event.headSha === ctx.state.pr.headSha) {
+        confirmHead(ctx, event.before);
+        return false;
+      }
       moveHead(ctx, event.headSha, {
         before: event.before,
         ...(event.pushedAt === undefined ? {} : { pushedAt: event.pushedAt }),

@@ -66,3 +66,15 @@ test("with several plans the help reply shows qualified stage ids", () => {
   assert.match(reply, /`PLAN-x\/a`/);
   assert.match(reply, /`PLAN-y\/a`/);
 });
+
+test("/loom approve takes one optional SHA, as written (checked against the head by the reducer)", () => {
+  const [plain, named, quoted, extra] = parseCommands(
+    "/loom approve\n/loom approve 1a2b3c4\n/loom approve `1a2b3c4d`\n/loom approve 1a2b3c4 now",
+  );
+  assert.deepEqual(plain, { ok: true, command: "approve", line: "/loom approve" });
+  assert.ok(named?.ok && !("stage" in named));
+  assert.equal(named.sha, "1a2b3c4");
+  assert.ok(quoted?.ok && !("stage" in quoted));
+  assert.equal(quoted.sha, "1a2b3c4d");
+  assert.equal(extra?.ok ? "ok" : extra?.reason, "unexpected-argument");
+});

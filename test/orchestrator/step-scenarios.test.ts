@@ -382,6 +382,28 @@ test("a push is loom's own only by the merge SHA loom recorded, on top of the he
   assert.deepEqual(other.dispatched(), []);
 });
 
+test("a head read back without its push's before is loom's own only once its webhook shows the approved head under it", () => {
+  const plan = makePlan([
+    ["a", []],
+    ["b", ["a"]],
+  ]);
+  const MERGE = "merge000000000000000000000000000000000001";
+  for (const [before, approvedAfter] of [
+    ["approved", MERGE],
+    ["someone0000000000000000000000000000000000", null],
+  ] as const) {
+    const story = new Story(plan, { trusted: false });
+    const approved = story.state.pr.headSha;
+    story.command("approve", undefined, approved);
+    story.run("a", "completed");
+    story.send({ type: "head.moved", headSha: MERGE, before: null });
+    story.merge("a");
+    assert.equal(story.state.approvedSha, null, "a read-back does not say what the merge was made on");
+    story.send({ type: "head.moved", headSha: MERGE, before: before === "approved" ? approved : before });
+    assert.equal(story.state.approvedSha, approvedAfter);
+  }
+});
+
 test("an approval by comment pins the head pushed before the comment was written; a SHA must be the head", () => {
   const story = new Story(makePlan([["a", []]]), { trusted: false });
   story.send({
