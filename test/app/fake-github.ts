@@ -69,6 +69,9 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
     runs: new Map(),
     finishRun: (runId, conclusion, result) => {
       fake.runs.set(runId, { status: "completed", conclusion, result });
+      // The run's publish job pushed the commit its checks ran on to the stage branch.
+      const branch = fake.dispatches.find((d) => d.runId === runId)?.inputs["branch"];
+      if (result !== null && branch !== undefined) fake.refs.set(branch, result.head_sha);
       if (result !== null) {
         const zip = makeZip({ "loom-result.json": JSON.stringify(result) });
         gh.other(BLOB)
@@ -318,7 +321,11 @@ function route(fake: FakeGitHub, method: string, url: URL, body: Json, accept: s
     return [201, { id: 1, content: body["content"] }];
   }
   if (method === "POST" && rest === "/merges") {
-    const head = String(body["head"]);
+    // loom merges the checked commit by SHA: the record names the stage branch that points at it.
+    const head = /^[0-9a-f]{40}$/.test(String(body["head"]))
+      ? ([...fake.refs].find(([name, sha]) => sha === body["head"] && name.startsWith("loom/"))?.[0] ??
+        String(body["head"]))
+      : String(body["head"]);
     const base = String(body["base"]);
     const answers = fake.mergeAnswers.get(head) ?? [];
     const status = answers.shift() ?? 201;
