@@ -25,7 +25,11 @@ describe("loom's effects executor against the emulator", () => {
     const state = makeDiamond();
     ctx = makeContext(
       { ...state, pr: { ...state.pr, headSha: (await emulator.repo().git.readBranch("feature/demo"))! } },
-      { octokit: createClient(emulator) },
+      {
+        octokit: createClient(emulator),
+        // loom's bot dispatches (the emulator's default token acts as it): only its runs are loom's.
+        config: { workflowFile: "loom.yml", defaultBranch: "main", botLogin: emulator.botLogin },
+      },
     );
   });
   after(async () => {
