@@ -164,3 +164,25 @@ async function findRedisSkipReason(url: string): Promise<string | undefined> {
   if (reason !== undefined) console.warn(`main-entry tests: Redis skipped: ${reason}`);
   return reason;
 }
+
+test("with credentials but no WEBHOOK_SECRET loom refuses to start with one line, not Probot's development secret", async () => {
+  dir = mkdtempSync(join(tmpdir(), "loom-no-secret-"));
+  const refused = spawn(process.execPath, [join(ROOT, "app/main.ts")], {
+    cwd: dir,
+    env: {
+      PATH: process.env["PATH"] ?? "",
+      HOME: process.env["HOME"] ?? "/tmp",
+      APP_ID: "1",
+      PRIVATE_KEY: createPrivateKey(),
+      PORT: String(await freePort()),
+      LOOM_SQLITE_PATH: join(dir, "loom.sqlite"),
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  refused.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const code = await new Promise<number | null>((resolve) => refused.once("exit", resolve));
+  assert.equal(code, 1);
+  assert.match(stderr, /^loom: WEBHOOK_SECRET is not set: /m);
+  assert.doesNotMatch(stderr, /\n\s+at /, "no stack trace");
+});
