@@ -117,6 +117,8 @@ test("a finished run is read with its newest loom-result (following the 302) and
     runId: 9,
     outcome: "completed",
     detail: "all 3 acceptance checks passed",
+    // The commit the checks ran on, which publish pushed: what loom will merge.
+    headSha: SHA,
   });
   const other = toRunFinishedEvent(reading, { stageId: "a", attempt: 2, at: 5 });
   assert.equal(other?.type === "run.finished" && other.outcome, "crashed");
