@@ -1,7 +1,7 @@
 import type { OrchestratorEvent } from "./events.ts";
 import type { StageState } from "./state.ts";
 import type { StepContext } from "./step-context.ts";
-import { recordLoomHead } from "./apply-plan.ts";
+import { recordLoomHead } from "./move-head.ts";
 import { emit, makeStageBranch, makeStageKey, moveStage, reject } from "./step-context.ts";
 
 /**

@@ -5,14 +5,8 @@ import { getCheckSlot } from "../status/check-run-external-id.ts";
 import type { StepContext } from "./step-context.ts";
 import { reject } from "./step-context.ts";
 import { applyLabels } from "./apply-labels.ts";
-import {
-  applyPlanChange,
-  closePlan,
-  confirmHead,
-  createPlanState,
-  moveHead,
-  reopenStages,
-} from "./apply-plan.ts";
+import { applyPlanChange, closePlan, createPlanState, reopenStages } from "./apply-plan.ts";
+import { confirmHead, moveHead } from "./move-head.ts";
 import { handleCommand, replyClosed } from "./handle-command.ts";
 import { handleMergeFinished } from "./handle-merge.ts";
 import { handleHeartbeat, handleRunDispatched, handleRunFinished, handleRunStarted } from "./handle-run.ts";
