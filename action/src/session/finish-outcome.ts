@@ -3,7 +3,7 @@ import { readSessionFile } from "../isolation/read-session-file.ts";
 import { buildHandoff } from "./build-handoff.ts";
 import type { SessionFiles } from "./claude-args.ts";
 import { computeContextPercent, sumTokens, type StreamObservation } from "./observe-stream.ts";
-import type { RunSessionOptions } from "./run-session.ts";
+import type { RunSessionOptions } from "./run-session-options.ts";
 import { decideOutcome, toHandoffReason, type SessionOutcome, type StopCause } from "./session-outcome.ts";
 
 /** The hooks' handoff notes are read up to this size (the handoff is cut to 100,000 characters anyway). */
