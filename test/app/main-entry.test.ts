@@ -4,12 +4,13 @@ import type { ChildProcess } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { createPrivateKey } from "../support/create-private-key.ts";
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect, createServer } from "node:net";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { DatabaseSync } from "node:sqlite";
 import { pullRequestPayload } from "../support/webhook-payloads.ts";
+import { freePort } from "../support/free-port.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 let child: ChildProcess | undefined;
@@ -20,18 +21,6 @@ afterEach(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
   dir = undefined;
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
 
 /** Starts `npm start`'s command with a clean environment plus `env`. */
 function start(env: Record<string, string>): void {

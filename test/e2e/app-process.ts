@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createPrivateKey } from "../support/create-private-key.ts";
+import { freePort } from "../support/free-port.ts";
 
 const MAIN = path.resolve(import.meta.dirname, "../../app/main.ts");
 
@@ -54,19 +54,6 @@ export type AppProcess = {
     killAfterMs?: number,
   ): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no free port")),
-      );
-    });
-  });
-}
 
 /**
  * The real entry, `node app/main.ts`, as a child process the test can SIGKILL and start again on

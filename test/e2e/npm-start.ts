@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, readdir, symlink } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Emulator } from "../emulator/start-emulator.ts";
+import { freePort } from "../support/free-port.ts";
+export { freePort };
 
 /** `npm start` run as a newcomer runs it, in a fresh checkout of loom: the README quick start tests. */
 
@@ -19,19 +20,6 @@ const NOT_IN_A_FRESH_CHECKOUT = new Set([
   "loom.sqlite-shm",
   "data",
 ]);
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
 
 /** A checkout of loom in a temp folder (links to this one's files), so `.env` and the SQLite file are its own. */
 export async function freshCheckout(): Promise<string> {
