@@ -11,6 +11,7 @@ import { afterEach, test } from "node:test";
 import { DatabaseSync } from "node:sqlite";
 import { pullRequestPayload } from "../support/webhook-payloads.ts";
 import { freePort } from "../support/free-port.ts";
+import { isServiceRequired } from "../store/test-database.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 let child: ChildProcess | undefined;
@@ -124,8 +125,8 @@ test("with credentials npm start accepts signed webhooks and records each delive
 
 const redisUrl = process.env["LOOM_TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379";
 const redisSkip = await findRedisSkipReason(redisUrl);
-if (redisSkip !== undefined && process.env["LOOM_REQUIRE_REDIS"] === "1")
-  throw new Error(`LOOM_REQUIRE_REDIS=1: ${redisSkip}`);
+if (redisSkip !== undefined && isServiceRequired("REDIS"))
+  throw new Error(`Redis is required here (LOOM_REQUIRE_REDIS or CI is set): ${redisSkip}`);
 
 // README's replica setup sets REDIS_URL; Probot then loads `ioredis` for its shared rate-limit
 // throttle, and without it every webhook fails while the process looks healthy.

@@ -48,7 +48,7 @@ export async function dropSchema(schema: string, databaseUrl = testDatabaseUrl):
 
 /**
  * Why the PostgreSQL tests cannot run, or undefined when they can. Prints the reason. With
- * `LOOM_REQUIRE_POSTGRES=1` an unreachable server is not a reason to skip: callers fail instead.
+ * `LOOM_REQUIRE_POSTGRES=1` or `CI` an unreachable server is not a reason to skip: callers fail instead.
  */
 export async function findPostgresSkipReason(): Promise<string | undefined> {
   // A loaded machine can be slow to accept a connection: try a few times before calling it unreachable.
@@ -78,7 +78,19 @@ async function probePostgres(): Promise<unknown> {
   }
 }
 
-export const postgresRequired = process.env["LOOM_REQUIRE_POSTGRES"] === "1";
+/**
+ * Whether a missing service fails the run instead of skipping its tests: `LOOM_REQUIRE_<NAME>=1`,
+ * or any CI run (`CI` set, as GitHub Actions and loom's CI set it), so a green CI never hides
+ * skipped PostgreSQL or Redis tests.
+ */
+export function isServiceRequired(name: "POSTGRES" | "REDIS", env: NodeJS.ProcessEnv = process.env): boolean {
+  return (
+    env[`LOOM_REQUIRE_${name}`] === "1" ||
+    (env["CI"] !== undefined && env["CI"] !== "" && env["CI"] !== "false")
+  );
+}
+
+export const postgresRequired = isServiceRequired("POSTGRES");
 
 /** Opens `count` stores (separate connections / pools) on one fresh database; all closed and dropped after `t`. */
 export async function openTestStores(
