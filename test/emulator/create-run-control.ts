@@ -47,6 +47,39 @@ export function createRunControl(core: Core, runnerErrors: Error[]) {
     });
   }
 
+  type NewRun = Pick<
+    RunRecord,
+    | "workflowId"
+    | "workflowPath"
+    | "name"
+    | "displayTitle"
+    | "event"
+    | "headBranch"
+    | "headSha"
+    | "inputs"
+    | "actor"
+  >;
+
+  /** A new queued run of `repo`, recorded and announced with `workflow_run.requested`. */
+  function recordRun(repo: RepoRecord, fields: NewRun): RunRecord {
+    const at = core.now();
+    const run: RunRecord = {
+      repo: repo.fullName,
+      id: takeId(core.state),
+      ...fields,
+      status: "queued",
+      conclusion: null,
+      cancelRequested: false,
+      runAttempt: 1,
+      createdAt: at,
+      updatedAt: at,
+      startedAt: at,
+    };
+    core.state.runs.push(run);
+    emit(run, "requested");
+    return run;
+  }
+
   function find(id: number): RunRecord {
     const run = core.state.runs.find((r) => r.id === id);
     if (!run) throw new Error(`the emulator has no workflow run ${id}`);
@@ -71,10 +104,7 @@ export function createRunControl(core: Core, runnerErrors: Error[]) {
         displayTitle: string;
       },
     ): RunRecord {
-      const at = core.now();
-      const run: RunRecord = {
-        repo: repo.fullName,
-        id: takeId(core.state),
+      const run = recordRun(repo, {
         workflowId,
         workflowPath: workflow.path,
         name: workflow.name,
@@ -84,16 +114,7 @@ export function createRunControl(core: Core, runnerErrors: Error[]) {
         headSha: input.headSha,
         inputs: input.inputs,
         actor: input.actor,
-        status: "queued",
-        conclusion: null,
-        cancelRequested: false,
-        runAttempt: 1,
-        createdAt: at,
-        updatedAt: at,
-        startedAt: at,
-      };
-      core.state.runs.push(run);
-      emit(run, "requested");
+      });
       const current = runner;
       if (current) track(() => current.dispatched(run), `on run ${run.id}`);
       return run;
@@ -121,10 +142,7 @@ export function createRunControl(core: Core, runnerErrors: Error[]) {
         workflowId = takeId(core.state);
         repo.workflows.set(input.workflowPath, workflowId);
       }
-      const at = core.now();
-      const run: RunRecord = {
-        repo: repo.fullName,
-        id: takeId(core.state),
+      const run = recordRun(repo, {
         workflowId,
         workflowPath: input.workflowPath,
         name: input.name,
@@ -134,16 +152,7 @@ export function createRunControl(core: Core, runnerErrors: Error[]) {
         headSha: input.headSha,
         inputs: input.inputs ?? {},
         actor: input.actor,
-        status: "queued",
-        conclusion: null,
-        cancelRequested: false,
-        runAttempt: 1,
-        createdAt: at,
-        updatedAt: at,
-        startedAt: at,
-      };
-      core.state.runs.push(run);
-      emit(run, "requested");
+      });
       return run;
     },
     /** queued → in_progress, firing `workflow_run.in_progress`. */
