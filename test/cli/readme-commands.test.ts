@@ -165,6 +165,16 @@ describe(
       );
     });
 
+    it("npm start's entry app/start.js says the same, exit 1", () => {
+      const result = spawnSync(oldNode ?? "node", ["app/start.js"], { cwd: REPO_ROOT, encoding: "utf8" });
+      const version = spawnSync(oldNode ?? "node", ["--version"], { encoding: "utf8" }).stdout.trim();
+      assert.equal(result.status, 1);
+      assert.equal(
+        result.stderr,
+        `loom needs Node.js 24 or newer (this is ${version}): install it, or run \`nvm use\` in the loom checkout (it has .nvmrc)\n`,
+      );
+    });
+
     it("while the TypeScript entry itself would fail with ERR_UNKNOWN_FILE_EXTENSION (why loom.js exists)", () => {
       const result = spawnSync(oldNode ?? "node", ["bin/loom.ts", "--help"], {
         cwd: REPO_ROOT,
