@@ -34,7 +34,7 @@ async function main(env: NodeJS.ProcessEnv): Promise<void> {
   const major = Number(process.versions.node.split(".")[0]);
   if (major < MINIMUM_NODE_MAJOR) {
     throw new StartError(
-      `loom needs Node.js ${MINIMUM_NODE_MAJOR} or newer (this is ${process.version}): install it, or run \`nvm use\` (the repository has .nvmrc)`,
+      `loom needs Node.js ${MINIMUM_NODE_MAJOR} or newer (this is ${process.version}): install it, or run \`nvm use\` in the loom checkout (it has .nvmrc)`,
     );
   }
   const envPath = path.join(process.cwd(), ".env");
