@@ -250,7 +250,8 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
       emulator.setWebhookTarget(null);
       runner.stopAll();
       emulator.setRunner(null);
-      await Promise.race([emulator.settle(), sleep(15_000)]);
+      // An unref'd bound: a settled emulator must not keep the test process alive for 15 s more.
+      await Promise.race([emulator.settle(), sleep(15_000, undefined, { ref: false })]);
     });
 
     const e2e: E2E = {
