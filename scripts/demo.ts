@@ -2,20 +2,22 @@
  * `npm run demo`: a sample plan — a diamond whose two middle stages edit the same line — run end to
  * end on loopback: the GitHub emulator (bare git repositories), the real loom app, and for every
  * dispatched run the real action with the real Claude Code against a scripted model. Prints a
- * timeline as it goes and the final status comment. Needs Node 24 and git; nothing leaves 127.0.0.1.
+ * timeline as it goes, then the check runs, what each stage cost, the graph and the files the pull
+ * request changes, in colour on a terminal (NO_COLOR and FORCE_COLOR are honoured). Needs Node 24
+ * and git; nothing leaves 127.0.0.1.
  */
-import { startE2E } from "../test/e2e/harness.ts";
+import { styleText } from "node:util";
+import { readStoredPlan } from "../app/engine/stored-plan.ts";
+import { OWNER, REPO, startE2E } from "../test/e2e/harness.ts";
 import { CLASH_PLAN } from "../test/e2e/sample-plans.ts";
 import { createTimeline } from "../test/e2e/timeline.ts";
+import { renderDemoReport } from "./render-demo-report.ts";
+import type { Paint } from "./render-demo-report.ts";
 
 const LIMIT_MS = 280_000;
 
-function stripGraphStyles(body: string): string {
-  return body
-    .split("\n")
-    .filter((line) => !/^\s*(classDef|class) /.test(line) && !line.startsWith("<!-- loom:"))
-    .join("\n");
-}
+/** Terminal colours only where stdout is a terminal that takes them (styleText checks the stream and NO_COLOR/FORCE_COLOR). */
+const paint: Paint = (format, text) => styleText(format, text, { stream: process.stdout });
 
 async function main(): Promise<number> {
   const print = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -47,14 +49,31 @@ async function main(): Promise<number> {
       )
       .catch(() => undefined);
     timeline.stop();
-    print(`\nplan check run: ${plan.conclusion ?? "?"}`);
-    for (const run of await e2e.checkRuns(pull))
-      print(`  ${run.name.padEnd(20)} ${run.conclusion ?? run.status}`);
+    const [record] = await e2e.store.listPlansForPull(OWNER, REPO, pull.number);
+    if (!record) throw new Error("the App stored no plan for the pull request");
+    const git = e2e.emulator.repo().git;
+    const files = await git.diffFiles(
+      (await git.resolve(pull.baseRef)) ?? pull.baseRef,
+      (await git.readBranch(pull.headRef)) ?? pull.headSha,
+    );
+    print("");
+    print(
+      renderDemoReport(
+        {
+          state: readStoredPlan(record.planKey, record.state).state,
+          checkRuns: await e2e.checkRuns(pull),
+          files: files.map((f) => ({
+            status: f.status,
+            path: f.previousFilename ? `${f.previousFilename} → ${f.filename}` : f.filename,
+          })),
+          headRef: pull.headRef,
+        },
+        paint,
+      ),
+    );
     print(
       `\n${pull.headRef}:settings.txt now reads:\n${(await e2e.readFile(pull.headRef, "settings.txt")) ?? "(missing)"}`,
     );
-    print("final status comment:\n");
-    print(stripGraphStyles(e2e.statusComment(pull)?.body ?? "(none)"));
     const violations = e2e.emulator.violations.length;
     print(
       `\n${e2e.emulator.requests.length} API requests, ${violations} invalid against GitHub's OpenAPI description.`,

@@ -28,7 +28,7 @@ export const RunStageInputs = z.object({
   stage_id: z.string().min(1),
   attempt: z.coerce.number().int().positive(),
   kind: z.preprocess(unset, z.enum(SESSION_KINDS).default("stage")),
-  /** The stage branch, `loom/<plan-id>/<stage-id>`; the checkout is on it. */
+  /** The stage branch, `loom/pr-<n>/<plan-id>/<stage-id>`; the checkout is on it. */
   branch: z.string().min(1),
   /** The merge point (the plan pull request's head branch). Needed by merge sessions. */
   base: optionalText,

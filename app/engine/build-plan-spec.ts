@@ -1,8 +1,11 @@
 import type { PlanSpec } from "../../src/orchestrator/events.ts";
-import type { Plan } from "../../src/plan/plan.ts";
+import type { Diagnostic, Plan } from "../../src/plan/plan.ts";
 
-/** The part of a parsed plan the orchestrator schedules on. */
-export function buildPlanSpec(plan: Plan, blobSha: string): PlanSpec {
+/** Warnings a plan keeps in its state (each shown once as an annotation where the plan runs). */
+const MAX_WARNINGS = 50;
+
+/** The part of a parsed plan the orchestrator schedules on, with its warnings. */
+export function buildPlanSpec(plan: Plan, blobSha: string, warnings: readonly Diagnostic[] = []): PlanSpec {
   return {
     id: plan.id,
     name: plan.name,
@@ -14,5 +17,15 @@ export function buildPlanSpec(plan: Plan, blobSha: string): PlanSpec {
       dependencies: [...stage.dependencies],
       stageType: stage.stage_type,
     })),
+    ...(warnings.length === 0
+      ? {}
+      : {
+          warnings: warnings.slice(0, MAX_WARNINGS).map((w) => ({
+            message: w.message.slice(0, 1000),
+            line: w.line,
+            column: w.column,
+            ...(w.stage === undefined ? {} : { stage: w.stage }),
+          })),
+        }),
   };
 }

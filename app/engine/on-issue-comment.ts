@@ -77,6 +77,10 @@ export async function onIssueComment(deps: EngineDeps, payload: unknown): Promis
         for (const plan of plans) add(plan, { ...base, command: "approve", ...pin });
         break;
       }
+      case "budget":
+        if (command.amountUsd !== undefined)
+          for (const plan of plans) add(plan, { ...base, command: "budget", amountUsd: command.amountUsd });
+        break;
     }
   }
   for (const [plan, events] of perPlan) await applyEvents(deps, { key: plan.key, events });

@@ -4,7 +4,9 @@ import { resolveLabels } from "../../src/commands/resolve-labels.ts";
 import { toSettings } from "../../src/config/loom-config.ts";
 import type { LoomConfig } from "../../src/config/loom-config.ts";
 import type { OrchestratorEvent } from "../../src/orchestrator/events.ts";
+import { derivePlanId } from "../../src/plan/derive-plan-id.ts";
 import { discoverPlanPaths } from "../../src/plan/discover-plan-paths.ts";
+import { stripLifecyclePrefix } from "../../src/plan/lifecycle-path.ts";
 import { parsePlan } from "../../src/plan/parse-plan.ts";
 import type { Diagnostic } from "../../src/plan/plan.ts";
 import type { PlanKey, PlanRecord } from "../store/store.ts";
@@ -81,7 +83,9 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
   const pull = delivery.pull_request;
   const octokit = await deps.getOctokit(repo.installationId);
   const known = await deps.store.listPlansForPull(repo.owner, repo.repo, pull.number);
-  const paths = discoverPlanPaths(await listPullFiles(octokit, repo, pull.number));
+  // A file loom renamed (`IN_PROGRESS-PLAN-x.md`, `DONE-PLAN-x.md`) is the plan it knows by its first name.
+  const files = identifyPlanFiles(discoverPlanPaths(await listPullFiles(octokit, repo, pull.number)), known);
+  const paths = files.map((entry) => entry.path);
   await closeRemovedPlans(deps, known, paths);
   if (paths.length === 0) return;
 
@@ -92,7 +96,7 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
       line: 1,
       column: 1,
     }));
-    for (const path of paths) await reportPlanErrors(deps, octokit, repo, pull, path, errors, []);
+    for (const { file } of files) await reportPlanErrors(deps, octokit, repo, pull, file, errors, []);
     return;
   }
   const settings = toRepoSettings(config.config, repo.defaultBranch);
@@ -114,18 +118,24 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
     pull.head.sha,
     delivery.sender.login === (await deps.getBotLogin()),
   );
-  for (const path of paths) {
-    const file = await readRepoFile(octokit, repo, path, pull.head.sha);
+  for (const { path, file: filePath } of files) {
+    const clash = findIdClash(path, paths, known);
+    if (clash !== null) {
+      const message = `another plan in this pull request, ${clash}, has the same plan id ${derivePlanId(path)}: loom names branches, keys and check runs after it, so rename one of the two files`;
+      await reportPlanErrors(deps, octokit, repo, pull, filePath, [{ message, line: 1, column: 1 }], []);
+      continue;
+    }
+    const file = await readRepoFile(octokit, repo, filePath, pull.head.sha);
     if (!file.found) continue;
     const result =
       file.text === null
         ? { ok: false as const, errors: [{ message: file.reason, line: 1, column: 1 }], warnings: [] }
         : parsePlan(path, file.text);
     if (!result.ok) {
-      await reportPlanErrors(deps, octokit, repo, pull, path, result.errors, result.warnings);
+      await reportPlanErrors(deps, octokit, repo, pull, filePath, result.errors, result.warnings);
       continue;
     }
-    const spec = buildPlanSpec({ ...result.plan, path }, file.blobSha);
+    const spec = buildPlanSpec({ ...result.plan, path }, file.blobSha, result.warnings);
     const record = known.find((plan) => plan.key.planPath === path) ?? null;
     const state = record === null ? null : readStoredPlan(record.planKey, record.state).state;
     const at = deps.now();
@@ -147,6 +157,7 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
           ...(headAt === undefined ? {} : { headAt }),
         },
         trusted: trust.trusted && !loomHead,
+        ...(sharedPull(path, paths, known) ? { sharedPull: true } : {}),
         labels: resolveLabels({
           current: normalizeLabels(
             pull.labels.map((label) => label.name),
@@ -179,6 +190,43 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
     if (!trust.trusted) deps.log.info({ path, reason: trust.reason }, "plan waits for /loom approve");
     await applyEvents(deps, { key: keyOf(repo, pull.number, path), events, repo: settings });
   }
+}
+
+/**
+ * Each plan file of the pull request with the path loom knows its plan by: a file renamed
+ * `IN_PROGRESS-`/`DONE-` (by loom, or by a person as the reference CLI does) keeps the stored
+ * plan's path, so it is the same plan (same id, branches, keys, check runs), never a new one.
+ */
+function identifyPlanFiles(files: string[], known: PlanRecord[]): { file: string; path: string }[] {
+  const seen = new Set<string>();
+  const entries: { file: string; path: string }[] = [];
+  for (const file of files) {
+    const bare = stripLifecyclePrefix(file);
+    const path =
+      known.find((record) => stripLifecyclePrefix(record.key.planPath) === bare)?.key.planPath ?? file;
+    if (seen.has(path)) continue;
+    seen.add(path);
+    entries.push({ file, path });
+  }
+  return entries;
+}
+
+/** Another plan of the pull request (in the file list, or stored and still running) is there besides `path`. */
+function sharedPull(path: string, paths: string[], known: PlanRecord[]): boolean {
+  return (
+    paths.some((other) => other !== path) ||
+    known.some((record) => record.active && record.key.planPath !== path)
+  );
+}
+
+/**
+ * The other plan file of this pull request with `path`'s plan id (`a/PLAN-x.md`, `b/PLAN-x.md`),
+ * unless `path`'s own plan already runs: the first one keeps running, a newcomer is refused.
+ */
+function findIdClash(path: string, paths: string[], known: PlanRecord[]): string | null {
+  if (known.some((record) => record.active && record.key.planPath === path)) return null;
+  const id = derivePlanId(path);
+  return paths.find((other) => other !== path && derivePlanId(other) === id) ?? null;
 }
 
 /** A plan file taken out of the pull request stops its plan. */

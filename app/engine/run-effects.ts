@@ -1,5 +1,5 @@
 import type { Effect } from "../../src/orchestrator/effects.ts";
-import { EffectError } from "../github/effect-context.ts";
+import { EffectError, MAX_EFFECT_ATTEMPTS } from "../github/effect-context.ts";
 import { executeEffect } from "../github/execute-effect.ts";
 import { recordEffectDone } from "../metrics/record-effect-done.ts";
 import type { OutboxEffect } from "../store/store.ts";
@@ -10,8 +10,6 @@ import { readStoredPlan } from "./stored-plan.ts";
 
 /** How long one claimed effect is ours (a dispatch may look for its run for a few seconds). */
 const EFFECT_LEASE_MS = 120_000;
-/** Attempts for an effect that fails in a retryable way, then it is given up (dead). */
-const MAX_EFFECT_ATTEMPTS = 5;
 
 /**
  * Claims due effects from the outbox and carries them out with the plan's current state; the

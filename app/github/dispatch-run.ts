@@ -24,7 +24,7 @@ const FIND_DELAY_MS = 2_000;
 export function buildDispatchInputs(ctx: EffectContext, effect: DispatchRun): Record<string, string> {
   return {
     key: effect.key,
-    plan_path: ctx.state.plan.path,
+    plan_path: ctx.state.planFile ?? ctx.state.plan.path,
     plan_id: ctx.state.plan.id,
     stage_id: effect.stageId,
     attempt: String(effect.attempt),

@@ -57,6 +57,9 @@ export function countCall(calls: ApiCalls | undefined, label: string): void {
  * A GitHub call failed in a way the effect could not absorb. `retryable` says whether running the
  * same effect again later is safe and may help (rate limits, 5xx, network); the outbox decides when.
  */
+/** Attempts for an effect that fails in a retryable way, then it is given up (dead). */
+export const MAX_EFFECT_ATTEMPTS = 5;
+
 export class EffectError extends Error {
   readonly status: number | null;
   readonly retryable: boolean;

@@ -7,6 +7,7 @@ import { dispatchRun } from "./dispatch-run.ts";
 import type { EffectContext } from "./effect-context.ts";
 import { ensureLabel } from "./ensure-label.ts";
 import { mergeBranch } from "./merge-branch.ts";
+import { renamePlanFile } from "./rename-plan-file.ts";
 import { reply } from "./reply.ts";
 import { syncCheckRun } from "./sync-check-run.ts";
 import { syncStatusComment } from "./sync-status-comment.ts";
@@ -37,6 +38,8 @@ export async function executeEffect(ctx: EffectContext, effect: Effect): Promise
       return deleteBranch(ctx, effect);
     case "ensureLabel":
       return ensureLabel(ctx, effect);
+    case "renamePlanFile":
+      return renamePlanFile(ctx, effect);
     case "setTimer":
       // Timers live in the store; nothing happens on GitHub.
       return [];

@@ -3,12 +3,11 @@ import { formatCheckRunExternalId } from "../../src/status/check-run-external-id
 import { getPlanCheckName } from "../../src/status/render-plan-check-run.ts";
 import { CHECK_OUTPUT_MAX, fitText } from "../../src/status/fit-text.ts";
 import { redactSecrets } from "../../src/redact/redact-secrets.ts";
+import { ANNOTATIONS_PER_REQUEST, toPlanAnnotation } from "../../src/status/plan-annotations.ts";
 import { countCall, toEffectError } from "./effect-context.ts";
 import type { RepoContext } from "./effect-context.ts";
 import { findCheckRun } from "./find-check-run.ts";
 
-/** GitHub takes at most 50 annotations per request; later updates append. */
-export const ANNOTATIONS_PER_REQUEST = 50;
 /** Annotations loom publishes at most for one plan (the summary lists them all). */
 const ANNOTATIONS_MAX = 500;
 
@@ -23,19 +22,6 @@ export type PlanErrors = {
 export function getPlanIdFromPath(planPath: string): string {
   const file = planPath.slice(planPath.lastIndexOf("/") + 1);
   return file.replace(/\.md$/i, "");
-}
-
-function toAnnotation(planPath: string, d: Diagnostic, level: "failure" | "warning") {
-  const line = Math.max(1, d.line);
-  return {
-    path: planPath,
-    start_line: line,
-    end_line: line,
-    ...(d.column > 0 ? { start_column: d.column, end_column: d.column } : {}),
-    annotation_level: level,
-    message: fitText(redactSecrets(d.message), 64_000),
-    title: d.stage ? `stage ${d.stage}` : "plan",
-  };
 }
 
 function renderSummary(input: PlanErrors): string {
@@ -70,8 +56,8 @@ export async function publishPlanErrors(ctx: RepoContext, input: PlanErrors): Pr
     return existing.id;
   }
   const annotations = [
-    ...input.errors.map((e) => toAnnotation(input.planPath, e, "failure")),
-    ...(input.warnings ?? []).map((w) => toAnnotation(input.planPath, w, "warning")),
+    ...input.errors.map((e) => toPlanAnnotation(input.planPath, e, "failure")),
+    ...(input.warnings ?? []).map((w) => toPlanAnnotation(input.planPath, w, "warning")),
   ].slice(0, ANNOTATIONS_MAX);
   const output = { title: "Invalid plan", summary: renderSummary(input) };
   try {

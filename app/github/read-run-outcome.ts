@@ -1,6 +1,7 @@
 import { PUBLISH_ARTIFACT, PUBLISH_RESULT_FILE, PublishResult } from "../../src/artifacts/publish-result.ts";
 import { StageResult } from "../../src/artifacts/stage-result.ts";
 import type { OrchestratorEvent } from "../../src/orchestrator/events.ts";
+import { toSessionReport } from "../../src/orchestrator/session-report.ts";
 import { decideRunOutcome } from "./decide-run-outcome.ts";
 import type { DecidedOutcome } from "./decide-run-outcome.ts";
 import { toEffectError } from "./effect-context.ts";
@@ -99,7 +100,8 @@ export function toRunFinishedEvent(
   if (!reading.finished) return null;
   let { outcome, detail } = reading.finished;
   const { result } = reading;
-  if (result && (result.stage_id !== expected.stageId || result.attempt !== expected.attempt)) {
+  const ours = result !== null && result.stage_id === expected.stageId && result.attempt === expected.attempt;
+  if (result && !ours) {
     outcome = "crashed";
     detail = `loom-result is for stage ${result.stage_id} attempt ${result.attempt}, not ${expected.stageId} attempt ${expected.attempt}`;
   }
@@ -115,5 +117,7 @@ export function toRunFinishedEvent(
     outcome,
     detail,
     ...(outcome === "completed" && headSha !== undefined ? { headSha } : {}),
+    // The numbers of a result written for this stage and attempt only.
+    ...(ours ? { report: toSessionReport(result) } : {}),
   };
 }

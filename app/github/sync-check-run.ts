@@ -154,6 +154,8 @@ async function writeCheckRun(
       head_sha: headSha,
       ...(payload.status === "in_progress" ? { started_at: new Date(ctx.now()).toISOString() } : {}),
       ...payload,
+      // Annotations go with the create only: GitHub appends those of every update to the run.
+      ...(view.annotations?.length ? { output: { ...payload.output, annotations: view.annotations } } : {}),
     });
     ctx.cache?.ids.set(cacheKey, data.id);
     ctx.cache?.written.set(`check:${data.id}`, fingerprint(payload));

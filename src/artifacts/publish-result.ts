@@ -3,7 +3,7 @@ import { z } from "zod";
 /**
  * The two artifacts between the stage workflow's jobs:
  * - `loom-bundle` (uploaded by `run`): `loom-bundle.json` (a `BundleManifest`) and, when the
- *   session made commits, `loom.bundle` (a git bundle of `refs/heads/loom/<plan-id>/<stage-id>`
+ *   session made commits, `loom.bundle` (a git bundle of `refs/heads/loom/pr-<n>/<plan-id>/<stage-id>`
  *   with the checked-out head as its prerequisite: `git bundle create loom.bundle <base>..<ref>`).
  * - `loom-publish` (uploaded by `publish`): `loom-publish.json` (a `PublishResult`).
  * The publish job trusts neither the manifest nor the bundle: it re-reads the stage branch from
@@ -23,7 +23,7 @@ export const BundleManifest = z.object({
   plan_id: z.string().min(1),
   stage_id: z.string().min(1),
   attempt: z.number().int().positive(),
-  /** `loom/<plan-id>/<stage-id>`: the only ref the bundle may carry (as `refs/heads/<branch>`). */
+  /** `loom/pr-<n>/<plan-id>/<stage-id>`: the only ref the bundle may carry (as `refs/heads/<branch>`). */
   branch: z.string().min(1),
   /** The stage branch head the session started from (the bundle's prerequisite). */
   base_sha: Sha,
@@ -37,7 +37,7 @@ export type BundleManifest = z.infer<typeof BundleManifest>;
 export const PUBLISH_RULES = [
   /** The artifact, manifest or bundle is missing, unreadable or inconsistent. */
   "bundle-invalid",
-  /** The branch input is not `loom/<plan-id>/<stage-id>` for this plan and stage. */
+  /** The branch input is not `loom/pr-<n>/<plan-id>/<stage-id>` for this plan and stage. */
   "branch-name",
   /** The bundle carries a ref other than the stage branch. */
   "ref-not-allowed",

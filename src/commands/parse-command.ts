@@ -16,9 +16,19 @@ export type StageRef = { planId: string | null; stageId: string };
 
 export type ParsedCommand =
   | { ok: true; command: StageCommand; stage: StageRef; line: string }
-  /** `sha`: for `approve <sha>`, the commit the approver names (checked against the head later). */
-  | { ok: true; command: Exclude<CommandName, StageCommand>; line: string; sha?: string }
-  | { ok: false; reason: "unknown-command" | "missing-stage" | "unexpected-argument"; line: string };
+  /**
+   * `sha`: for `approve <sha>`, the commit the approver names (checked against the head later);
+   * `amountUsd`: for `budget +<usd>`, what to add to the plan's budget.
+   */
+  | { ok: true; command: Exclude<CommandName, StageCommand>; line: string; sha?: string; amountUsd?: number }
+  | {
+      ok: false;
+      reason: "unknown-command" | "missing-stage" | "unexpected-argument" | "bad-amount";
+      line: string;
+    };
+
+/** The most one `/loom budget +<usd>` adds. */
+export const MAX_BUDGET_RAISE_USD = 10_000;
 
 const COMMAND_LINE = /^\/loom(?:\s+(.*))?$/;
 
@@ -55,11 +65,24 @@ function parseCommandWords(line: string, words: string[]): ParsedCommand {
     if (extra.length > 0) return { ok: false, reason: "unexpected-argument", line };
     return { ok: true, command, stage: parseStageRef(ref), line };
   }
+  if (command === "budget") {
+    const amount = args.length === 1 ? parseBudgetRaise(args[0] ?? "") : null;
+    if (amount === null) return { ok: false, reason: "bad-amount", line };
+    return { ok: true, command, line, amountUsd: amount };
+  }
   if (command === "approve" && args.length === 1 && args[0] !== undefined) {
     return { ok: true, command, line, sha: args[0].replace(/^`|`$/g, "") };
   }
   if (args.length > 0) return { ok: false, reason: "unexpected-argument", line };
   return { ok: true, command, line };
+}
+
+/** `+5`, `+$2.50`, `+0.5`: a positive amount of US dollars up to `MAX_BUDGET_RAISE_USD`, or null. */
+export function parseBudgetRaise(text: string): number | null {
+  const match = /^\+\$?([0-9]{1,6}(?:\.[0-9]{1,2})?)$/.exec(text.replace(/^`|`$/g, ""));
+  if (match === null) return null;
+  const amount = Number(match[1]);
+  return amount > 0 && amount <= MAX_BUDGET_RAISE_USD ? amount : null;
 }
 
 export function isStageCommand(command: CommandName): command is StageCommand {

@@ -10,6 +10,7 @@ const USAGE = [
   "`/loom cancel <stage>`: cancel its running session",
   "`/loom status`: refresh the status comment",
   "`/loom approve [<sha>]`: allow the head commit you reviewed to run (plans from forks or outside authors); a push after your comment needs a new approval",
+  "`/loom budget +<usd>`: add to the budget of the pull request's plans (each plan), when a plan waits for budget",
   "`/loom help`: this text",
 ];
 
@@ -42,5 +43,7 @@ export function describeParseFailure(failure: Extract<ParsedCommand, { ok: false
       return `${shown} needs a stage id.`;
     case "unexpected-argument":
       return `${shown} has arguments loom does not take.`;
+    case "bad-amount":
+      return `${shown} needs an amount to add, like \`+5\` (US dollars, at most 10000).`;
   }
 }

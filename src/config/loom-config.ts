@@ -1,6 +1,10 @@
 import { z } from "zod";
 import { parse as parseYaml, YAMLParseError } from "yaml";
-import { DEFAULT_SETTINGS } from "../orchestrator/events.ts";
+import {
+  DEFAULT_RUNNER_NOTICE_MS,
+  DEFAULT_RUNNER_TIMEOUT_MS,
+  DEFAULT_SETTINGS,
+} from "../orchestrator/events.ts";
 import type { Settings } from "../orchestrator/events.ts";
 
 /** Repository roles from least to most, as GitHub names them. */
@@ -52,6 +56,34 @@ export const LoomConfig = z
       .min(60)
       .max(86_400)
       .default(DEFAULT_SETTINGS.heartbeatTimeoutMs / 1000),
+    /** Rename a running plan's file `IN_PROGRESS-PLAN-…` and a finished one's `DONE-PLAN-…` on the pull request's branch, as the reference CLI does. */
+    rename_plans: z.boolean().default(true),
+    /** What a plan may spend: no stage starts when the spend plus the forecast of the work ahead would pass `plan_usd`. */
+    budget: z
+      .strictObject({
+        plan_usd: z.number().positive().max(1_000_000),
+      })
+      .optional(),
+    /** A run no runner picks up: the check run says so after `notice_minutes`; after `cancel_minutes` it is cancelled and dispatched once more. */
+    runner_wait: z
+      .strictObject({
+        notice_minutes: z
+          .number()
+          .int()
+          .min(1)
+          .max(1440)
+          .default(DEFAULT_RUNNER_NOTICE_MS / 60_000),
+        cancel_minutes: z
+          .number()
+          .int()
+          .min(1)
+          .max(1440)
+          .default(DEFAULT_RUNNER_TIMEOUT_MS / 60_000),
+      })
+      .default({
+        notice_minutes: DEFAULT_RUNNER_NOTICE_MS / 60_000,
+        cancel_minutes: DEFAULT_RUNNER_TIMEOUT_MS / 60_000,
+      }),
     label_prefix: z
       .string()
       .regex(/^[A-Za-z0-9_.-]{1,20}$/, "letters, digits, `_`, `.` or `-`, at most 20")
@@ -123,6 +155,10 @@ export function toSettings(config: LoomConfig): Settings {
     backoffBaseMs: config.retry.backoff_base_seconds * 1000,
     backoffCapMs: config.retry.backoff_cap_seconds * 1000,
     heartbeatTimeoutMs: config.heartbeat_timeout_seconds * 1000,
+    runnerNoticeMs: config.runner_wait.notice_minutes * 60_000,
+    runnerTimeoutMs: config.runner_wait.cancel_minutes * 60_000,
+    ...(config.budget ? { planBudgetUsd: config.budget.plan_usd } : {}),
+    renamePlans: config.rename_plans,
     labelPrefix: config.label_prefix,
     deleteBranches: config.delete_branches,
   };

@@ -40,6 +40,8 @@ export function createPlanState(event: PlanOpened): PlanState {
     plan: event.plan,
     settings: event.settings,
     pr: { ...event.pr },
+    branchPrefix: `loom/pr-${event.pr.number}/${event.plan.id}`,
+    ...(event.sharedPull === true ? { checkNamesWithPlan: true } : {}),
     trusted: event.trusted,
     approvedSha: null,
     hold: false,

@@ -1,3 +1,4 @@
+import type { PlanFilePrefix } from "../plan/lifecycle-path.ts";
 import type { SessionKind } from "../stage/stage-status.ts";
 import type { CommandSource } from "./events.ts";
 
@@ -12,7 +13,7 @@ export type Effect =
       type: "createBranch";
       key: string;
       stageId: string;
-      /** `loom/<plan-id>/<stage-id>` */
+      /** `loom/pr-<n>/<plan-id>/<stage-id>` */
       branch: string;
       /** The merge point: the pull request's head branch. Its current head is the start. */
       from: string;
@@ -47,6 +48,12 @@ export type Effect =
   | { type: "reply"; key: string; source: CommandSource; reaction: "+1" | "-1" | "eyes"; body: string | null }
   | { type: "setTimer"; key: string; at: number }
   | { type: "deleteBranch"; key: string; branch: string }
+  /**
+   * Renames the plan file on the pull request's branch to `<prefix>PLAN-….md` in one commit on the
+   * head loom knows (the reference CLI's lifecycle names): `IN_PROGRESS-` once a stage started,
+   * `DONE-` once every stage is merged or skipped. From where the state says the file is now.
+   */
+  | { type: "renamePlanFile"; key: string; prefix: PlanFilePrefix }
   /** Create one of loom's labels in the repository unless it exists (low priority: see `plan-labels.ts`). */
   | { type: "ensureLabel"; key: string; label: { name: string; color: string; description: string } };
 

@@ -1,4 +1,5 @@
 import type { SessionKind } from "../stage/stage-status.ts";
+import type { SessionReport } from "./session-report.ts";
 
 /**
  * Facts the app feeds the orchestrator. Every event carries its time (`at`, ms since epoch):
@@ -13,7 +14,11 @@ export type PlanSpec = {
   /** Blob SHA of the plan file: part of every effect key, so an edited plan gets fresh keys. */
   blobSha: string;
   stages: StageSpec[];
+  /** Warnings of the valid plan (overlapping files, vague tasks, …), at most 50, shown at their lines. */
+  warnings?: PlanWarning[];
 };
+
+export type PlanWarning = { message: string; line: number; column: number; stage?: string };
 
 export type StageSpec = {
   id: string;
@@ -40,7 +45,23 @@ export type Settings = {
    * watchdog and `timeout-minutes` stop a stalled session). Set by the app from where it runs.
    */
   liveHeartbeats?: boolean;
+  /** Rename the plan file `IN_PROGRESS-` / `DONE-` on the pull request's branch (`rename_plans`); off when absent. */
+  renamePlans?: boolean;
+  /**
+   * The plan's budget in US dollars (`budget.plan_usd`): a stage is not dispatched when the spend
+   * plus the forecast of the stages ahead of it would pass it. None when absent.
+   */
+  planBudgetUsd?: number;
+  /** A queued run's check run says it waits for a runner after this long (default 5 min). */
+  runnerNoticeMs?: number;
+  /** A queued run is cancelled and dispatched once more after this long (default 60 min). */
+  runnerTimeoutMs?: number;
 };
+
+/** After this long queued, a run's check run says it waits for a runner (`runner_wait.notice_minutes`). */
+export const DEFAULT_RUNNER_NOTICE_MS = 5 * 60_000;
+/** After this long queued, the run is cancelled and dispatched once more (`runner_wait.cancel_minutes`). */
+export const DEFAULT_RUNNER_TIMEOUT_MS = 60 * 60_000;
 
 export const DEFAULT_SETTINGS: Settings = {
   maxParallel: 4,
@@ -75,6 +96,7 @@ export const COMMAND_NAMES = [
   "approve",
   "status",
   "help",
+  "budget",
 ] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
@@ -103,6 +125,11 @@ export type OrchestratorEvent =
       /** False for forks and authors without write access: nothing runs until approved. */
       trusted: boolean;
       labels: string[];
+      /**
+       * The pull request holds other plans too: the stages' check runs carry the plan id in their
+       * names (`loom: <plan-id> / <stage-id>`), so plans sharing stage ids stay apart.
+       */
+      sharedPull?: boolean;
     }
   | { type: "plan.changed"; at: number; plan: PlanSpec }
   | { type: "plan.closed"; at: number; merged: boolean }
@@ -135,6 +162,8 @@ export type OrchestratorEvent =
        * `pushed_sha`, else the result's `head_sha`): what a completed stage may merge.
        */
       headSha?: string;
+      /** What the session reported in its `loom-result`: cost, checks, deviations, learnings. */
+      report?: SessionReport;
     }
   | {
       type: "merge.finished";
@@ -158,6 +187,8 @@ export type OrchestratorEvent =
       sha?: string;
       /** For `approve` by comment: when the comment was written (GitHub's `created_at`, ms). */
       writtenAt?: number;
+      /** For `budget`: the US dollars added to the plan's budget (`/loom budget +5`). */
+      amountUsd?: number;
     }
   | {
       type: "labels.changed";
@@ -175,6 +206,10 @@ export type OrchestratorEvent =
       checkRunId: number;
     }
   | { type: "tick"; at: number }
+  /** loom renamed the plan file on the pull request's branch (`path`) in commit `sha` on `parent`: the new head. */
+  | { type: "planFile.renamed"; at: number; path: string; sha: string; parent: string }
+  /** loom gave up renaming the plan file (`reason` says why); the plan goes on without the rename. */
+  | { type: "planFile.renameFailed"; at: number; reason: string }
   /** The app dealt with one of the plan's labels (`ensureLabel`): it exists, or could not be made. */
   | { type: "label.ensured"; at: number; name: string };
 

@@ -5,6 +5,7 @@ import { emit, getKeyPrefix } from "./step-context.ts";
 import type { ActionResult } from "./stage-actions.ts";
 import { blockStage, cancelStage, retryStage, skipStage, unblockStage } from "./stage-actions.ts";
 import { summarizeStatus } from "./summarize-status.ts";
+import { getPlanBudget, getPlanSpend } from "./forecast-spend.ts";
 
 type CommandEvent = Extract<OrchestratorEvent, { type: "command.received" }>;
 
@@ -48,6 +49,9 @@ export function handleCommand(ctx: StepContext, event: CommandEvent): void {
     case "approve":
       approve(ctx, event, who);
       return;
+    case "budget":
+      raiseBudget(ctx, event, who);
+      return;
     case "retry":
     case "skip":
     case "block":
@@ -87,6 +91,29 @@ export function handleCommand(ctx: StepContext, event: CommandEvent): void {
     event,
     result.ok,
     result.ok ? null : `loom could not ${event.command} \`${stage.id}\`: ${result.reason}`,
+  );
+}
+
+/** `/loom budget +<usd>`: the plan's budget grows by the amount; the scheduler starts what now fits. */
+function raiseBudget(ctx: StepContext, event: CommandEvent, who: string): void {
+  const { state } = ctx;
+  const budget = getPlanBudget(state);
+  if (budget === null || event.amountUsd === undefined) {
+    reply(
+      ctx,
+      event,
+      false,
+      `${state.plan.id} has no budget to raise: set \`budget.plan_usd\` in \`.github/loom.yml\` to give plans one.`,
+    );
+    return;
+  }
+  state.budgetRaisedUsd = (state.budgetRaisedUsd ?? 0) + event.amountUsd;
+  const raised = budget + event.amountUsd;
+  reply(
+    ctx,
+    event,
+    true,
+    `${who} raised the budget of ${state.plan.id} by $${event.amountUsd.toFixed(2)} to $${raised.toFixed(2)} ($${getPlanSpend(state).toFixed(2)} spent).`,
   );
 }
 

@@ -108,6 +108,7 @@ export function handleRunFinished(
   session.runId = event.runId;
   session.outcome = event.outcome;
   session.detail = event.detail;
+  if (event.report !== undefined) session.report = event.report;
   endSession(ctx, stage.id, session, SESSION_END[event.outcome]);
   if (event.outcome === "completed") {
     if (event.headSha === undefined) delete stage.checkedSha;

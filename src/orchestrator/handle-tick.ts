@@ -3,6 +3,7 @@ import type { StepContext } from "./step-context.ts";
 import { addNote, emit, endSession, findActiveSession, makeStageKey, moveStage } from "./step-context.ts";
 import { heartbeatDeadline } from "./heartbeat-deadline.ts";
 import { scheduleRetry } from "./schedule-retry.ts";
+import { checkRunnerWait, isWaitingForRunner } from "./runner-wait.ts";
 
 /**
  * How long a cancelled run may take to stop and upload its handoff: GitHub sends SIGINT, SIGTERM
@@ -12,9 +13,9 @@ import { scheduleRetry } from "./schedule-retry.ts";
 export const CANCEL_GRACE_MS = 20_000;
 
 /**
- * Time passed: due backoff retries go back in line, and sessions silent for longer than
+ * Time passed: due backoff retries go back in line, sessions silent for longer than
  * `heartbeatTimeoutMs` are cancelled, marked `hung` and retried as recovery sessions (they count
- * as a failed attempt).
+ * as a failed attempt), and runs no runner has picked up are noticed, then cancelled and retried once.
  */
 export function handleTick(ctx: StepContext): void {
   const { state } = ctx;
@@ -40,6 +41,10 @@ function releaseRetry(ctx: StepContext, stage: StageState): void {
 function checkHeartbeat(ctx: StepContext, stage: StageState): void {
   const session = findActiveSession(stage);
   if (!session) return;
+  if (isWaitingForRunner(session)) {
+    checkRunnerWait(ctx, stage, session);
+    return;
+  }
   const deadline = heartbeatDeadline(session, ctx.state.settings);
   // Queued, or within its deadline: `nextWakeAt` tells the app when to look again.
   if (deadline === null || ctx.at < deadline) return;

@@ -2,7 +2,8 @@ import { buildGraph } from "../graph/build-graph.ts";
 import type { Graph } from "../graph/build-graph.ts";
 import { isDependencySatisfied, readyStages } from "../graph/ready-stages.ts";
 import type { SessionKind } from "../stage/stage-status.ts";
-import type { PlanState, StageState } from "./state.ts";
+import { forecastSpend, getPlanBudget, getPlanSpend } from "./forecast-spend.ts";
+import type { BudgetWait, PlanState, StageState } from "./state.ts";
 import type { StepContext } from "./step-context.ts";
 import {
   addNote,
@@ -66,15 +67,54 @@ export function schedule(ctx: StepContext): void {
       free--;
     }
   }
+  let waiting: BudgetWait | null = null;
   for (const id of state.order) {
-    if (free <= 0) return;
+    if (free <= 0) break;
     const stage = state.stages[id];
     if (!stage || stage.status !== "queued" || stage.removed || stage.retryAt !== null) continue;
     // Dependencies are re-checked here: a queued stage never starts ahead of them.
     if (!stage.dependencies.every((dep) => isDependencySatisfied(state.stages[dep]))) continue;
+    const over = checkBudget(graph, state, id);
+    if (over !== null) {
+      waiting ??= over;
+      continue;
+    }
     dispatchSession(ctx, stage, chooseKind(stage));
     free--;
   }
+  recordBudgetWait(ctx, waiting);
+}
+
+/** The numbers that keep `stageId` from starting, or null when the plan's budget allows it (or it has none). */
+function checkBudget(graph: Graph, state: PlanState, stageId: string): BudgetWait | null {
+  const budget = getPlanBudget(state);
+  if (budget === null) return null;
+  const forecast = forecastSpend(graph, state, stageId);
+  if (forecast <= budget) return null;
+  return { stageId, spentUsd: getPlanSpend(state), forecastUsd: forecast, budgetUsd: budget };
+}
+
+/** Keeps the plan's budget wait current; a new wait leaves a note on the stage that waits. */
+function recordBudgetWait(ctx: StepContext, waiting: BudgetWait | null): void {
+  const { state } = ctx;
+  const before = state.budgetWait ?? null;
+  if (waiting === null) {
+    if (before !== null) state.budgetWait = null;
+    return;
+  }
+  state.budgetWait = waiting;
+  if (before?.stageId === waiting.stageId && before.budgetUsd === waiting.budgetUsd) return;
+  const stage = state.stages[waiting.stageId];
+  if (stage)
+    addNote(
+      ctx,
+      stage,
+      `waiting for budget: starting it would bring the plan's forecast to ${usd(waiting.forecastUsd)}, over its ${usd(waiting.budgetUsd)} budget (${usd(waiting.spentUsd)} spent); \`/loom budget +<usd>\` from someone with write access raises it`,
+    );
+}
+
+function usd(amount: number): string {
+  return `$${amount.toFixed(2)}`;
 }
 
 function needsMergeSession(stage: StageState): boolean {

@@ -1,5 +1,6 @@
 import type { SessionKind, SessionStatus, StageStatus } from "../stage/stage-status.ts";
 import type { Heartbeat, PlanSpec, RunOutcome, Settings } from "./events.ts";
+import type { SessionReport } from "./session-report.ts";
 
 /** Why a stage stands where it stands, for people reading the status. */
 export type StageNote = { at: number; text: string };
@@ -16,6 +17,12 @@ export type Session = {
   lastHeartbeat: Heartbeat | null;
   lastSeenAt: number;
   detail: string | null;
+  /** What the finished session reported (cost, checks, deviations, learnings), when it left a result. */
+  report?: SessionReport;
+  /** Its run waited past `runner_wait.notice_minutes` without a runner (the check run says so). */
+  runnerWaitNoticed?: boolean;
+  /** Cancelled because no runner picked its run up within `runner_wait.cancel_minutes`. */
+  neverStarted?: boolean;
 };
 
 export type StageState = {
@@ -46,11 +53,29 @@ export type StageState = {
   checkedSha?: string | null;
 };
 
+/** Why the plan waits for budget: the stage it would start next and the numbers behind the decision. */
+export type BudgetWait = { stageId: string; spentUsd: number; forecastUsd: number; budgetUsd: number };
+
 export type PlanState = {
   plan: PlanSpec;
   settings: Settings;
   /** `headAt`: GitHub's time (ms) the head was pushed, when known (pins comment approvals). */
   pr: { number: number; headRef: string; headSha: string; baseRef: string; headAt?: number };
+  /**
+   * Where the stage branches live: `loom/pr-<n>/<plan-id>`. Absent in plans stored by loom 0.2,
+   * whose branches are `loom/<plan-id>/<stage-id>` and stay so until the plan ends.
+   */
+  branchPrefix?: string;
+  /** The stage check runs are named `loom: <plan-id> / <stage-id>` (the pull request holds several plans). */
+  checkNamesWithPlan?: boolean;
+  /** Where the plan file is on the pull request's branch once loom renamed it (`IN_PROGRESS-…`, `DONE-…`). */
+  planFile?: string;
+  /** Why loom could not rename the plan file (it stops trying; the plan ends without it). */
+  planFileProblem?: string;
+  /** US dollars people added to the plan's budget (`/loom budget +N`). */
+  budgetRaisedUsd?: number;
+  /** Set while the next stage waits because its forecast would pass the budget (cleared when it starts). */
+  budgetWait?: BudgetWait | null;
   trusted: boolean;
   /** Head SHA approved by someone with write access (for untrusted plans). */
   approvedSha: string | null;

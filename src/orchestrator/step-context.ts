@@ -12,22 +12,26 @@ export type StepContext = {
 };
 
 /**
- * The prefix of every effect key: the first 12 hex digits of the plan blob SHA and the pull
- * request number (`<blob-sha-12>-pr<n>`), so two pull requests carrying the same plan text never
- * share a key (a run found by key belongs to exactly one plan).
+ * The prefix of every effect key: the first 12 hex digits of the plan blob SHA, the pull request
+ * number and the plan id (`<blob-sha-12>-pr<n>-<plan-id>`), so neither two pull requests carrying
+ * the same plan text nor two identical plans in one pull request (ids are unique within a pull
+ * request) ever share a key: a run found by key belongs to exactly one plan.
  */
 export function getKeyPrefix(state: PlanState): string {
-  return `${state.plan.blobSha.slice(0, 12)}-pr${state.pr.number}`;
+  return `${state.plan.blobSha.slice(0, 12)}-pr${state.pr.number}-${state.plan.id}`;
 }
 
-/** `<blob-sha-12>-pr<n>:<stage-id>:<attempt>:<what>`: the deterministic key of a stage effect. */
+/** `<blob-sha-12>-pr<n>-<plan-id>:<stage-id>:<attempt>:<what>`: the deterministic key of a stage effect. */
 export function makeStageKey(state: PlanState, stageId: string, attempt: number, what: string): string {
   return `${getKeyPrefix(state)}:${stageId}:${attempt}:${what}`;
 }
 
-/** `loom/<plan-id>/<stage-id>` */
+/**
+ * `loom/pr-<n>/<plan-id>/<stage-id>`: the pull request's number keeps two pull requests with the
+ * same plan file name apart, the plan id two plans of one pull request.
+ */
 export function makeStageBranch(state: PlanState, stageId: string): string {
-  return `loom/${state.plan.id}/${stageId}`;
+  return `${state.branchPrefix ?? `loom/${state.plan.id}`}/${stageId}`;
 }
 
 export function addNote(ctx: StepContext, stage: StageState, text: string): void {

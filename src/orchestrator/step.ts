@@ -15,6 +15,8 @@ import { schedule } from "./schedule.ts";
 import { computeSyncEffects } from "./sync-effects.ts";
 import { computeCleanupEffects } from "./clean-up-branches.ts";
 import { computeLabelEffects, recordLabelEnsured } from "./plan-labels.ts";
+import { computePlanFileEffects } from "./plan-file-lifecycle.ts";
+import { recordLoomHead } from "./move-head.ts";
 
 export type StepResult = { state: PlanState; effects: Effect[] };
 
@@ -47,6 +49,9 @@ export function step(state: PlanState | null, event: OrchestratorEvent): StepRes
   return {
     state: ctx.state,
     effects: [
+      // First: the outbox runs a plan's effects in order, each on the state as it is then, so the
+      // branches, dispatches and check runs that follow a rename are made on the renamed head.
+      ...computePlanFileEffects(ctx.state),
       ...ctx.effects,
       ...computeSyncEffects(state, ctx.state, headMoved),
       ...computeCleanupEffects(state, ctx.state),
@@ -60,6 +65,8 @@ const AFTER_CLOSE: ReadonlySet<OrchestratorEvent["type"]> = new Set([
   "plan.opened",
   "checkRun.created",
   "label.ensured",
+  "planFile.renamed",
+  "planFile.renameFailed",
 ]);
 
 function createPlanStateFor(event: OrchestratorEvent): PlanState {
@@ -135,6 +142,18 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
       return false;
     case "label.ensured":
       recordLabelEnsured(ctx.state, event.name);
+      return false;
+    case "planFile.renamed": {
+      // loom's own commit on the head it knew: the head moves now (its push webhook then changes
+      // nothing), keeping an approval like loom's merges do.
+      ctx.state.planFile = event.path;
+      recordLoomHead(ctx, event.sha);
+      if (ctx.state.pr.headSha !== event.parent) return false;
+      moveHead(ctx, event.sha, { before: event.parent });
+      return true;
+    }
+    case "planFile.renameFailed":
+      ctx.state.planFileProblem = event.reason;
       return false;
   }
 }

@@ -30,6 +30,8 @@ function describeComment(state: PlanState | null): string {
     state.approvedSha === state.pr.headSha,
     state.plan.name,
     stages,
+    state.budgetWait ?? null,
+    state.budgetRaisedUsd ?? 0,
   ]);
 }
 

@@ -1,4 +1,5 @@
 import type { Heartbeat } from "../orchestrator/events.ts";
+import { getStageSpend } from "../orchestrator/forecast-spend.ts";
 import type { Session, StageState } from "../orchestrator/state.ts";
 import type { StageStatus } from "../stage/stage-status.ts";
 import { isAwaitingRetry } from "./check-run-state.ts";
@@ -102,8 +103,9 @@ export function formatHeartbeat(heartbeat: Heartbeat | null, now: number): strin
 }
 
 /** Total cost of every session of the stage that reported one (USD). */
+/** The stage's cost so far: each finished session's reported cost, a running one's last heartbeat. */
 export function getStageCost(stage: StageState): number {
-  return stage.sessions.reduce((sum, s) => sum + (s.lastHeartbeat?.costUsd ?? 0), 0);
+  return getStageSpend(stage);
 }
 
 /**

@@ -5,7 +5,9 @@ import type { CheckState } from "./check-run-state.ts";
 import { CHECK_OUTPUT_MAX, CHECK_TITLE_MAX, fitText, pickFitting } from "./fit-text.ts";
 import type { RenderOptions } from "./format-status.ts";
 import { renderPlanGraphText, renderPlanMermaid } from "./render-plan-graph.ts";
-import { listStages, renderCounts, renderStageTable } from "./render-stage-table.ts";
+import { ANNOTATIONS_PER_REQUEST, toPlanAnnotation } from "./plan-annotations.ts";
+import { escapeCell } from "./format-status.ts";
+import { listStages, renderCounts, renderPlanSpend, renderStageTable } from "./render-stage-table.ts";
 import type { CheckRunView } from "./render-stage-check-run.ts";
 
 /** `loom: <plan-id>`. */
@@ -22,26 +24,52 @@ export function getPlanCheckState(state: PlanState): CheckState {
   const stages = listStages(state).filter((s) => !s.removed);
   const checks = stages.map(getStageCheckState);
   const done = checks.every((c) => c.status === "completed");
+  // With rename_plans, the plan is done once its file is archived DONE- (that commit is the head
+  // the final checks are on).
+  const archiving =
+    state.settings.renamePlans === true &&
+    !state.closed &&
+    state.planFileProblem === undefined &&
+    !/(^|\/)DONE-[^/]*$/.test(state.planFile ?? state.plan.path);
   if (
     done &&
     checks.every(
       (c) => c.status === "completed" && (c.conclusion === "success" || c.conclusion === "skipped"),
     )
   ) {
-    return { status: "completed", conclusion: "success" };
+    return archiving ? { status: "in_progress" } : { status: "completed", conclusion: "success" };
   }
   if (state.closed) return { status: "completed", conclusion: "cancelled" };
   if (isAwaitingApproval(state)) return { status: "completed", conclusion: "action_required" };
+  // Waiting for a person to raise the budget, with nothing left running.
+  if (state.budgetWait && !checks.some((c) => c.status === "in_progress"))
+    return { status: "completed", conclusion: "action_required" };
   if (done) return { status: "completed", conclusion: "failure" };
   const running = checks.some((c) => c.status === "in_progress");
   if (!running && stages.some(isStuck)) return { status: "completed", conclusion: "failure" };
   return { status: state.hold && !running ? "queued" : "in_progress" };
 }
 
+/** The valid plan's warnings, each at its line (also annotations on the plan file). */
+function renderWarnings(state: PlanState): string[] {
+  const warnings = state.plan.warnings ?? [];
+  if (warnings.length === 0) return [];
+  return [
+    `**Plan warnings (${warnings.length}):**`,
+    "",
+    ...warnings.map(
+      (w) =>
+        `- line ${w.line}${w.stage ? ` (stage \`${escapeCell(w.stage, 128)}\`)` : ""}: ${escapeCell(w.message, 500)}`,
+    ),
+    "",
+  ];
+}
+
 function renderTitle(state: PlanState): string {
   const stages = listStages(state).filter((s) => !s.removed);
   const merged = stages.filter((s) => s.merged).length;
   if (isAwaitingApproval(state)) return "Waiting for approval";
+  if (state.budgetWait) return `Waiting for budget: ${merged}/${stages.length} stages merged`;
   return `${merged}/${stages.length} stages merged`;
 }
 
@@ -51,7 +79,16 @@ function renderTitle(state: PlanState): string {
  */
 export function renderPlanCheckRun(state: PlanState, options: RenderOptions = {}): CheckRunView {
   const now = options.now ?? state.updatedAt;
-  const head = [renderCounts(state), ""];
+  const warnings = state.plan.warnings ?? [];
+  const head = [
+    renderCounts(state),
+    "",
+    ...renderPlanSpend(state),
+    ...(state.planFileProblem === undefined
+      ? []
+      : [`_The plan file was not renamed: ${escapeCell(state.planFileProblem, 300)}_`, ""]),
+    ...renderWarnings(state),
+  ];
   const summary = pickFitting(
     (["full", "short", "bare"] as const).map(
       (detail) => () => [...head, renderStageTable(state, detail, now)].join("\n"),
@@ -74,5 +111,12 @@ export function renderPlanCheckRun(state: PlanState, options: RenderOptions = {}
     summary,
     text,
     actions: getPlanActions(state),
+    ...(warnings.length === 0
+      ? {}
+      : {
+          annotations: warnings
+            .slice(0, ANNOTATIONS_PER_REQUEST)
+            .map((w) => toPlanAnnotation(state.planFile ?? state.plan.path, w, "warning")),
+        }),
   };
 }

@@ -1,4 +1,13 @@
+import {
+  formatUsageLine,
+  formatUsd,
+  renderStageChecks,
+  renderStageDeviations,
+  renderStageUsage,
+  sumStageUsage,
+} from "./render-usage.ts";
 import type { PlanState, StageState } from "../orchestrator/state.ts";
+import type { CheckAnnotation } from "./plan-annotations.ts";
 import { getStageActions } from "./check-run-actions.ts";
 import type { CheckRunAction } from "./check-run-actions.ts";
 import { getStageCheckState } from "./check-run-state.ts";
@@ -26,11 +35,13 @@ export type CheckRunView = {
   summary: string;
   text?: string;
   actions: CheckRunAction[];
+  /** Sent only when the check run is created: GitHub appends the annotations of every update. */
+  annotations?: CheckAnnotation[];
 };
 
-/** `loom: <stage-id>`. */
-export function getStageCheckName(stageId: string): string {
-  return `loom: ${stageId}`;
+/** `loom: <stage-id>`, or `loom: <plan-id> / <stage-id>` when the pull request holds several plans. */
+export function getStageCheckName(state: PlanState, stageId: string): string {
+  return state.checkNamesWithPlan === true ? `loom: ${state.plan.id} / ${stageId}` : `loom: ${stageId}`;
 }
 
 function renderFacts(state: PlanState, stage: StageState, options: RenderOptions): string[] {
@@ -43,6 +54,14 @@ function renderFacts(state: PlanState, stage: StageState, options: RenderOptions
       : "**Attempt:** — (not dispatched yet)",
   );
   if (session) lines.push(`**Elapsed:** ${formatElapsed(stage, now)}`);
+  if (state.budgetWait?.stageId === stage.id)
+    lines.push(
+      `**Waiting for budget:** starting it would bring the plan's forecast to ${formatUsd(state.budgetWait.forecastUsd)}, over its ${formatUsd(state.budgetWait.budgetUsd)} budget; \`/loom budget +<usd>\` from someone with write access raises it`,
+    );
+  if (session?.runnerWaitNoticed === true && session.status === "spawning")
+    lines.push(
+      `**Waiting for a runner** since ${formatClock(session.dispatchedAt, now)}: no runner has picked up the run yet`,
+    );
   const heartbeat = formatHeartbeat(session?.lastHeartbeat ?? null, now);
   if (heartbeat) lines.push(`**Last heartbeat:** ${escapeCell(heartbeat, 300)}`);
   else if (session?.status === "running" && state.settings.liveHeartbeats === false)
@@ -50,8 +69,9 @@ function renderFacts(state: PlanState, stage: StageState, options: RenderOptions
       "**Last heartbeat:** not shown while the run is in progress: GitHub Enterprise Server shows a " +
         "run's artifacts once it has finished. The job's silence watchdog and timeout stop a stalled session.",
     );
-  const cost = getStageCost(stage);
-  if (cost > 0) lines.push(`**Cost:** $${cost.toFixed(2)}`);
+  const usage = sumStageUsage(stage);
+  if (usage) lines.push(`**Cost:** ${formatUsageLine(usage)}`);
+  else if (getStageCost(stage) > 0) lines.push(`**Cost:** ${formatUsd(getStageCost(stage))} so far`);
   if (session?.runId && options.runUrl)
     lines.push(`**Run:** [#${session.runId}](${options.runUrl(session.runId)})`);
   if (session?.detail) lines.push(`**Result:** ${escapeCell(session.detail, 1000)}`);
@@ -79,6 +99,11 @@ function renderSessions(stage: StageState, options: RenderOptions): string[] {
   ];
 }
 
+/** A section after a blank line, or nothing when it is empty. */
+function section(lines: string[]): string[] {
+  return lines.length === 0 ? [] : ["", ...lines];
+}
+
 function renderNotes(stage: StageState, limit: number): string[] {
   if (stage.notes.length === 0 || limit === 0) return [];
   return ["### Notes", "", ...stage.notes.slice(-limit).map((n) => `- ${escapeCell(n.text, 500)}`)];
@@ -101,17 +126,30 @@ export function renderStageCheckRun(
   const closed = state.closed && open.status !== "completed";
   const check: CheckState = closed ? { status: "completed", conclusion: "cancelled" } : open;
   const facts = renderFacts(state, stage, options);
+  const report = (withOutput: boolean) => [
+    ...section(renderStageChecks(stage, withOutput)),
+    ...section(renderStageUsage(stage)),
+    ...section(renderStageDeviations(stage)),
+  ];
   const summary = pickFitting(
     [
-      () => [...facts, "", ...renderSessions(stage, options), "", ...renderNotes(stage, 20)].join("\n"),
-      () => [...facts, "", ...renderNotes(stage, 3)].join("\n"),
+      () =>
+        [
+          ...facts,
+          ...report(true),
+          "",
+          ...renderSessions(stage, options),
+          "",
+          ...renderNotes(stage, 20),
+        ].join("\n"),
+      () => [...facts, ...report(false), "", ...renderNotes(stage, 3)].join("\n"),
       () => facts.join("\n"),
     ],
     CHECK_OUTPUT_MAX,
   );
   const title = fitText(`${stage.name || stage.id}: ${describeStatus(stage)}`, CHECK_TITLE_MAX);
   return {
-    name: getStageCheckName(stage.id),
+    name: getStageCheckName(state, stage.id),
     ...check,
     title,
     summary,

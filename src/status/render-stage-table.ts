@@ -1,4 +1,5 @@
 import type { PlanState } from "../orchestrator/state.ts";
+import { getPlanBudget, getPlanSpend } from "../orchestrator/forecast-spend.ts";
 import { STAGE_STATUSES } from "../stage/stage-status.ts";
 import { isAwaitingApproval } from "./check-run-actions.ts";
 import {
@@ -8,8 +9,10 @@ import {
   formatHeartbeat,
   getCurrentSession,
   formatElapsed,
+  getStageCost,
   getStatusIcon,
 } from "./format-status.ts";
+import { formatUsageLine, formatUsd, sumPlanUsage } from "./render-usage.ts";
 
 /** How much detail the table carries; the renderers step down until the text fits. */
 export const TABLE_DETAILS = ["full", "short", "bare"] as const;
@@ -33,7 +36,25 @@ export function renderCounts(state: PlanState): string {
   if (state.closed) parts.push("pull request closed");
   if (state.hold) parts.push("on hold (no new sessions)");
   if (isAwaitingApproval(state)) parts.push("waiting for `/loom approve` from someone with write access");
+  if (state.budgetWait) parts.push("waiting for budget (`/loom budget +<usd>`)");
   return parts.join(" · ");
+}
+
+/** `**Spent:** $0.42 · 123k tokens · …` over every session that reported, or nothing yet. */
+export function renderPlanSpend(state: PlanState): string[] {
+  const usage = sumPlanUsage(state);
+  const lines = usage ? [`**Spent:** ${formatUsageLine(usage)}`] : [];
+  const budget = getPlanBudget(state);
+  if (budget !== null) {
+    const wait = state.budgetWait;
+    lines.push(
+      `**Budget:** ${formatUsd(getPlanSpend(state))} spent of ${formatUsd(budget)}` +
+        (wait
+          ? ` · ⏸ \`${escapeCell(wait.stageId, 128)}\` waits: with it and the stages after it the forecast is ${formatUsd(wait.forecastUsd)}; someone with write access raises the budget with \`/loom budget +<usd>\``
+          : ""),
+    );
+  }
+  return lines.length > 0 ? [...lines.flatMap((line) => [line, ""])] : [];
 }
 
 /**
@@ -43,14 +64,18 @@ export function renderCounts(state: PlanState): string {
 export function renderStageTable(state: PlanState, detail: TableDetail, now: number): string {
   const bare = detail === "bare";
   const head = bare
-    ? ["| Stage | Status | Attempt | Elapsed |", "|---|---|---|---|"]
-    : ["| Stage | Status | Attempt | Elapsed | Last heartbeat | Notes |", "|---|---|---|---|---|---|"];
+    ? ["| Stage | Status | Attempt | Elapsed | Cost |", "|---|---|---|---|---|"]
+    : [
+        "| Stage | Status | Attempt | Elapsed | Cost | Last heartbeat | Notes |",
+        "|---|---|---|---|---|---|---|",
+      ];
   const rows = listStages(state).map((stage) => {
     const cells = [
       `\`${escapeCell(stage.id, 128)}\`${stage.removed ? " (removed)" : ""}`,
       `${getStatusIcon(stage)} ${describeStatus(stage)}`,
       formatAttempt(stage),
       formatElapsed(stage, now),
+      getStageCost(stage) > 0 ? formatUsd(getStageCost(stage)) : "—",
     ];
     if (!bare) {
       const heartbeat = formatHeartbeat(getCurrentSession(stage)?.lastHeartbeat ?? null, now);

@@ -3,7 +3,7 @@ import { COMMENT_MAX, pickFitting } from "./fit-text.ts";
 import { escapeCell } from "./format-status.ts";
 import type { RenderOptions } from "./format-status.ts";
 import { renderPlanGraphText, renderPlanMermaid } from "./render-plan-graph.ts";
-import { renderCounts, renderStageTable } from "./render-stage-table.ts";
+import { renderCounts, renderPlanSpend, renderStageTable } from "./render-stage-table.ts";
 import type { TableDetail } from "./render-stage-table.ts";
 
 /** The hidden marker that identifies a plan's sticky status comment. */
@@ -31,6 +31,7 @@ function render(state: PlanState, detail: TableDetail, graph: string[] | null, n
     "",
     `Plan \`${escapeCell(state.plan.path, 300)}\` · ${renderCounts(state)}`,
     "",
+    ...renderPlanSpend(state),
   ];
   if (graph) parts.push(...graph);
   else parts.push("_The graph is left out to fit GitHub's comment size limit._", "");

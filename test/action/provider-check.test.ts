@@ -45,7 +45,7 @@ const STAGE = {
   plan_id: "PLAN-x",
   stage_id: "a",
   attempt: "1",
-  branch: "loom/PLAN-x/a",
+  branch: "loom/pr-7/PLAN-x/a",
 };
 
 describe("run mode refuses to start a session that cannot reach the model", () => {

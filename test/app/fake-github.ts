@@ -27,6 +27,13 @@ export type FakeGitHub = {
   reactions: { commentId: number; content: string }[];
   dispatches: { runId: number; inputs: Record<string, string> }[];
   merges: { head: string; base: string; status: number }[];
+  /** Commits written through the Git Data API: their tree's changed entries, message and parents. */
+  commits: {
+    sha: string;
+    message: string;
+    parents: string[];
+    entries: { path: string; sha: string | null }[];
+  }[];
   /** Answers for the next merges of a head branch (default 201). */
   mergeAnswers: Map<string, MergeAnswer[]>;
   cancelled: number[];
@@ -61,6 +68,7 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
     comments: [],
     reactions: [],
     dispatches: [],
+    commits: [],
     merges: [],
     mergeAnswers: new Map(),
     cancelled: [],
@@ -108,6 +116,9 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
   };
   return fake;
 }
+
+/** Trees written through the Git Data API, by SHA: the entries each changed. */
+const trees = new Map<string, { path: string; sha: string | null }[]>();
 
 function route(fake: FakeGitHub, method: string, url: URL, body: Json, accept: string): Reply {
   const path = decodeURIComponent(url.pathname);
@@ -215,6 +226,37 @@ function route(fake: FakeGitHub, method: string, url: URL, body: Json, accept: s
     if (fake.refs.has(name)) return [422, { message: "Reference already exists" }];
     fake.refs.set(name, String(body["sha"]));
     return [201, { ref: body["ref"], object: { sha: body["sha"] } }];
+  }
+  if (method === "GET" && (m = /^\/git\/commits\/([0-9a-f]{40})$/.exec(rest))) {
+    return [200, { sha: m[1], tree: { sha: `${"e".repeat(8)}${(m[1] ?? "").slice(8)}` }, parents: [] }];
+  }
+  if (method === "POST" && rest === "/git/trees") {
+    const sha = nextSha();
+    trees.set(
+      sha,
+      (body["tree"] as { path: string; sha: string | null }[]).map((e) => ({ path: e.path, sha: e.sha })),
+    );
+    return [201, { sha, url: "", tree: [], truncated: false }];
+  }
+  if (method === "POST" && rest === "/git/commits") {
+    const sha = nextSha();
+    fake.commits.push({
+      sha,
+      message: String(body["message"]),
+      parents: (body["parents"] as string[]) ?? [],
+      entries: trees.get(String(body["tree"])) ?? [],
+    });
+    return [201, { sha, message: body["message"], tree: { sha: body["tree"] } }];
+  }
+  if (method === "PATCH" && (m = /^\/git\/refs\/heads\/(.+)$/.exec(rest))) {
+    const name = decodeURIComponent(m[1] ?? "");
+    const commit = fake.commits.find((c) => c.sha === body["sha"]);
+    const current = fake.refs.get(name);
+    // GitHub: 422 "Update is not a fast forward" unless the new commit descends from the ref.
+    if (body["force"] !== true && (commit === undefined || !commit.parents.includes(current ?? "")))
+      return [422, { message: "Update is not a fast forward" }];
+    fake.refs.set(name, String(body["sha"]));
+    return [200, { ref: `refs/heads/${name}`, object: { sha: body["sha"] } }];
   }
   if (method === "DELETE" && (m = /^\/git\/refs\/heads\/(.+)$/.exec(rest))) {
     fake.refs.delete(m[1] ?? "");

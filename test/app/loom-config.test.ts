@@ -10,6 +10,9 @@ test("a repository without .github/loom.yml gets the default settings", () => {
     ...DEFAULT_SETTINGS,
     labelPrefix: "loom",
     deleteBranches: true,
+    runnerNoticeMs: 5 * 60_000,
+    runnerTimeoutMs: 60 * 60_000,
+    renamePlans: true,
   });
   assert.equal(result.config.minimum_role, "write");
   assert.equal(result.config.label_prefix, "loom");
@@ -27,6 +30,16 @@ test("settings in .github/loom.yml change scheduling", () => {
   assert.equal(settings.backoffBaseMs, 30_000);
   assert.equal(settings.heartbeatTimeoutMs, 600_000);
   assert.equal(result.config.minimum_role, "maintain");
+});
+
+test("runner_wait sets when a queued run's check run says it waits for a runner and when it is cancelled", () => {
+  const result = parseLoomConfig("runner_wait:\n  notice_minutes: 2\n  cancel_minutes: 20\n");
+  assert.ok(result.ok);
+  const settings = toSettings(result.config);
+  assert.equal(settings.runnerNoticeMs, 120_000);
+  assert.equal(settings.runnerTimeoutMs, 1_200_000);
+  const bad = parseLoomConfig("runner_wait:\n  cancel_minutes: 0\n");
+  assert.equal(bad.ok, false);
 });
 
 test("a typo or a bad value in .github/loom.yml is reported, not ignored", () => {

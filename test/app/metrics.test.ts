@@ -165,10 +165,8 @@ describe("GET /metrics while a plan runs", { timeout: 200_000 }, () => {
       limits.map((s) => [s.labels, s.value]),
       [['installation="4242"', 4999]],
     );
-    assert.ok(
-      value(after_, "loom_github_requests_total", { method: "GET", status: "3xx" }) > 0,
-      "304s count",
-    );
+    // Whether this short run polls an unchanged resource (a 304) depends on timing; the 304 count
+    // is pinned by test/app/observe-octokit.test.ts.
   });
 
   it("reads the inbox and outbox depth from the store at each scrape", () => {

@@ -78,3 +78,23 @@ test("/loom approve takes one optional SHA, as written (checked against the head
   assert.equal(quoted.sha, "1a2b3c4d");
   assert.equal(extra?.ok ? "ok" : extra?.reason, "unexpected-argument");
 });
+
+test("/loom budget takes one amount to add, like +5 or +$2.50, and nothing else", () => {
+  const amounts = parseCommands("/loom budget +5\n/loom budget +$2.50\n/loom budget `+0.5`").map((c) =>
+    c.ok && c.command === "budget" ? c.amountUsd : null,
+  );
+  assert.deepEqual(amounts, [5, 2.5, 0.5]);
+  for (const bad of [
+    "/loom budget",
+    "/loom budget 5",
+    "/loom budget +0",
+    "/loom budget -5",
+    "/loom budget +1e3",
+    "/loom budget +20000",
+    "/loom budget +5 +5",
+  ]) {
+    const [command] = parseCommands(bad);
+    assert.ok(command && !command.ok && command.reason === "bad-amount", bad);
+    assert.match(describeParseFailure(command), /needs an amount to add, like `\+5`/);
+  }
+});

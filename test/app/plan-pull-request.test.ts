@@ -15,17 +15,53 @@ test("a diamond plan pull request gets its root stage's branch, check runs and o
   await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
   assert.deepEqual(
     h.fake.dispatches.map((d) => [d.inputs["stage_id"], d.inputs["branch"]]),
-    [["a", "loom/PLAN-diamond/a"]],
+    [["a", "loom/pr-1/PLAN-diamond/a"]],
   );
-  assert.equal(h.fake.refs.get("loom/PLAN-diamond/a"), h.headSha, "stage branch starts at the merge point");
+  // The plan starts: its file is renamed IN_PROGRESS- first (one commit on the head), and the
+  // stage branch and every check run are made on that commit, once.
+  const [rename] = h.fake.commits;
+  assert.ok(rename);
+  assert.deepEqual(rename.parents, [h.headSha]);
+  assert.deepEqual(
+    rename.entries.map((e) => [e.path, e.sha === null]),
+    [
+      ["doc/plans/IN_PROGRESS-PLAN-diamond.md", false],
+      [PLAN_PATH, true],
+    ],
+  );
+  assert.equal(h.fake.refs.get("feature/plan"), rename.sha);
+  assert.equal(
+    h.fake.refs.get("loom/pr-1/PLAN-diamond/a"),
+    rename.sha,
+    "stage branch starts at the merge point",
+  );
   const names = h.fake.checkRuns.map((r) => r["name"]).sort();
   assert.deepEqual(names, ["loom: PLAN-diamond", "loom: a", "loom: b", "loom: c", "loom: d"]);
-  assert.ok(h.fake.checkRuns.every((r) => r["head_sha"] === h?.headSha));
+  assert.ok(h.fake.checkRuns.every((r) => r["head_sha"] === rename.sha));
   const plans = await h.store.listPlansForPull("acme", "widgets", 1);
   assert.deepEqual(
     plans.map((p) => p.key.planPath),
     [PLAN_PATH],
   );
+  await h.finish();
+  h = undefined;
+});
+
+test("a plan file renamed IN_PROGRESS- (by loom, or by a person as the reference CLI does) is the same plan: not closed, not opened again", async () => {
+  h = await startHarness();
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+  const renamed = "doc/plans/IN_PROGRESS-PLAN-diamond.md";
+  const head = "c".repeat(40);
+  h.fake.files.set(`${head}:${renamed}`, String(h.fake.files.get(`${h.headSha}:${PLAN_PATH}`)));
+  h.fake.pullFiles.set(1, ["README.md", renamed]);
+  h.fake.refs.set("feature/plan", head);
+  await h.receive("pull_request", pullRequestPayload("synchronize", { number: 1, headSha: head }));
+  const plans = await h.store.listPlansForPull("acme", "widgets", 1);
+  assert.deepEqual(
+    plans.map((p) => [p.key.planPath, p.active]),
+    [[PLAN_PATH, true]],
+  );
+  assert.equal(h.fake.dispatches.length, 1, "nothing runs again");
   await h.finish();
   h = undefined;
 });

@@ -20,7 +20,7 @@ test("a finished run whose webhook never came is picked up by the next reconcile
   await h.engine.reconcile();
   assert.deepEqual(
     h.fake.merges.map((m) => m.head),
-    ["loom/PLAN-diamond/a"],
+    ["loom/pr-1/PLAN-diamond/a"],
   );
   assert.deepEqual(h.fake.dispatches.map((d) => d.inputs["stage_id"]).sort(), ["a", "b", "c"]);
   await h.finish();

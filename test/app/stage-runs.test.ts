@@ -46,7 +46,7 @@ async function finishRun(harness: Harness, stageId: string, attempt = 1) {
 test("a passing root stage is merged into the pull request branch, then its dependents are dispatched", async () => {
   h = await openDiamond();
   await finishRun(h, "a");
-  assert.deepEqual(h.fake.merges, [{ head: "loom/PLAN-diamond/a", base: "feature/plan", status: 201 }]);
+  assert.deepEqual(h.fake.merges, [{ head: "loom/pr-1/PLAN-diamond/a", base: "feature/plan", status: 201 }]);
   assert.deepEqual(h.fake.dispatches.map((d) => d.inputs["stage_id"]).sort(), ["a", "b", "c"]);
   assert.ok(!h.fake.dispatches.some((d) => d.inputs["stage_id"] === "d"), "d waits for b and c");
   await h.finish();
@@ -76,7 +76,7 @@ test("a repeated completed webhook for a run loom already read does not download
 
 test("a merge conflict puts the stage in merge-conflict and dispatches a merge session", async () => {
   h = await openDiamond();
-  h.fake.mergeAnswers.set("loom/PLAN-diamond/a", [409]);
+  h.fake.mergeAnswers.set("loom/pr-1/PLAN-diamond/a", [409]);
   await finishRun(h, "a");
   assert.deepEqual(
     h.fake.merges.map((m) => m.status),
@@ -95,9 +95,11 @@ test("a merge conflict puts the stage in merge-conflict and dispatches a merge s
 
 test("after loom's own merge moves the head, check runs follow to the new head and nothing runs twice", async () => {
   h = await openDiamond();
+  // The head the plan started on: loom's IN_PROGRESS- rename of the plan file.
+  const startHead = h.fake.refs.get("feature/plan") ?? "";
   await finishRun(h, "a");
   const newHead = h.fake.refs.get("feature/plan");
-  assert.ok(newHead && newHead !== h.headSha);
+  assert.ok(newHead && newHead !== startHead);
   h.fake.files.set(
     `${newHead}:doc/plans/PLAN-diamond.md`,
     h.fake.files.get(`${h.headSha}:doc/plans/PLAN-diamond.md`) ?? "",
@@ -108,7 +110,7 @@ test("after loom's own merge moves the head, check runs follow to the new head a
     pullRequestPayload("synchronize", {
       number: 1,
       headSha: newHead,
-      before: h.headSha,
+      before: startHead,
       sender: { login: "loom-app[bot]", type: "Bot" },
     }),
   );
@@ -119,7 +121,7 @@ test("after loom's own merge moves the head, check runs follow to the new head a
     .sort();
   assert.deepEqual(onNewHead, ["loom: PLAN-diamond", "loom: a", "loom: b", "loom: c", "loom: d"]);
   const onOldHead = h.fake.checkRuns
-    .filter((r) => r["head_sha"] === h?.headSha)
+    .filter((r) => r["head_sha"] === startHead)
     .map((r) => [r["name"], r["status"], r["conclusion"]])
     .sort((x, y) => String(x[0]).localeCompare(String(y[0])));
   assert.deepEqual(
@@ -133,6 +135,46 @@ test("after loom's own merge moves the head, check runs follow to the new head a
     ],
     "nothing spins forever on the old head; the merged stage keeps its success",
   );
+  await h.finish();
+  h = undefined;
+});
+
+test("a valid plan's warnings are warning annotations at their plan lines on the plan check run, sent once", async () => {
+  h = await openDiamond();
+  await finishRun(h, "a");
+  const planRun = h.fake.checkRuns.find((r) => r["name"] === "loom: PLAN-diamond");
+  assert.ok(planRun);
+  const sent = h.gh.requests
+    .filter((r) => r.path.includes("/check-runs") && (r.method === "POST" || r.method === "PATCH"))
+    .filter((r) =>
+      r.method === "PATCH"
+        ? r.path.endsWith(`/check-runs/${String(planRun["id"])}`)
+        : (r.body as { name?: string }).name === "loom: PLAN-diamond",
+    )
+    .flatMap(
+      (r) => (r.body as { output?: { annotations?: Record<string, unknown>[] } }).output?.annotations ?? [],
+    );
+  const updates = h.gh.requests.filter(
+    (r) => r.method === "PATCH" && r.path.endsWith(`/check-runs/${String(planRun["id"])}`),
+  );
+  assert.ok(updates.length > 0, "the plan check run was updated after it was created");
+  // The diamond has no integration-verify stage and four stages without a description.
+  assert.deepEqual(
+    sent.map((a) => [a["path"], a["start_line"], a["annotation_level"], a["title"]]),
+    [
+      // At the plan file's name on the head the run is on (loom renamed it IN_PROGRESS-).
+      ["doc/plans/IN_PROGRESS-PLAN-diamond.md", 8, "warning", "plan"],
+      ["doc/plans/IN_PROGRESS-PLAN-diamond.md", 9, "warning", "stage a"],
+      ["doc/plans/IN_PROGRESS-PLAN-diamond.md", 13, "warning", "stage b"],
+      ["doc/plans/IN_PROGRESS-PLAN-diamond.md", 17, "warning", "stage c"],
+      ["doc/plans/IN_PROGRESS-PLAN-diamond.md", 21, "warning", "stage d"],
+    ],
+    "each warning once, although the plan check run was updated after the merge",
+  );
+  assert.match(String(sent[0]?.["message"]), /no integration-verify stage/);
+  const summary = (planRun["output"] as { summary: string }).summary;
+  assert.match(summary, /\*\*Plan warnings \(5\):\*\*/);
+  assert.match(summary, /- line 9 \(stage `a`\): stage "a" has no description/);
   await h.finish();
   h = undefined;
 });

@@ -77,6 +77,34 @@ describe(
       assert.deepEqual(files, ["alpha\n", "beta\n", "gamma\n", "delta\n"]);
     });
 
+    it("archives the plan as the reference CLI does: DONE-PLAN-diamond.md on the branch, still one plan", async () => {
+      assert.equal(await e2e.readFile(pull.headRef, "doc/plans/DONE-PLAN-diamond.md"), PLAN);
+      assert.equal(await e2e.readFile(pull.headRef, PLAN_PATH), null);
+      assert.equal(await e2e.readFile(pull.headRef, "doc/plans/IN_PROGRESS-PLAN-diamond.md"), null);
+      const git = e2e.emulator.repo().git;
+      const head = (await git.readBranch(pull.headRef)) ?? "";
+      const subjects = await Promise.all(
+        (await git.listCommits(await git.resolve(pull.baseRef), head)).map(
+          async (sha) => (await git.readCommit(sha)).message,
+        ),
+      );
+      assert.equal(
+        subjects.filter((m) => m.startsWith("loom: started PLAN-diamond")).length,
+        1,
+        subjects.join("\n"),
+      );
+      assert.equal(
+        subjects.filter((m) => m.startsWith("loom: every stage of PLAN-diamond is done")).length,
+        1,
+      );
+      const plans = await e2e.store.listPlansForPull("acme", "widgets", pull.number);
+      assert.deepEqual(
+        plans.map((p) => p.key.planPath),
+        [PLAN_PATH],
+        "the renamed file is the same plan, never a new one",
+      );
+    });
+
     it("dispatches each stage once, and a dependent only after its dependencies were merged", () => {
       const requests = e2e.emulator.requests;
       const dispatches = dispatchesOf(requests);
@@ -85,7 +113,7 @@ describe(
       const dependencies: Record<string, string[]> = { a: [], b: ["a"], c: ["a"], d: ["b", "c"] };
       for (const dispatch of dispatches) {
         for (const dependency of dependencies[dispatch.stageId] ?? []) {
-          const merged = merges.find((m) => m.head === `loom/PLAN-diamond/${dependency}`);
+          const merged = merges.find((m) => m.head === `loom/pr-1/PLAN-diamond/${dependency}`);
           assert.ok(merged, `stage ${dependency} was merged`);
           assert.ok(
             merged.index < dispatch.index,
@@ -104,6 +132,31 @@ describe(
         assert.match(row ?? "", /✅ completed, merged/, `the row of ${stage}`);
       }
       assert.match(comment.body, /class s0,s1,s2,s3 merged/, "the graph colours every stage merged");
+    });
+
+    it("shows Claude Code's own tokens, turns and cost on each stage's check run and the plan's total on the pull request", async () => {
+      const runs = await e2e.checkRuns(pull);
+      let sum = 0;
+      for (const stage of ["a", "b", "c", "d"]) {
+        const summary = runs.find((r) => r.name === `loom: ${stage}`)?.output.summary ?? "";
+        const cost = /\*\*Cost:\*\* \$([0-9.]+) · ([0-9.]+k?) tokens · ([0-9]+) turns?/.exec(summary);
+        assert.ok(cost, `stage ${stage} shows its cost:\n${summary}`);
+        assert.ok(Number(cost[3]) > 0, "the session's turns");
+        assert.notEqual(cost[2], "0", "the scripted model reports tokens on every reply");
+        assert.match(summary, /### Checks \(attempt 1: \d+ passed, 0 failed\)/);
+        assert.match(
+          summary,
+          /\| ✅ \| acceptance \| (grep -q alpha a\.txt|cat a\.txt b\.txt c\.txt d\.txt) \| 0 \|/,
+        );
+        sum += Number(cost[1]);
+      }
+      const plan = runs.find((r) => r.name === "loom: PLAN-diamond")?.output.summary ?? "";
+      const comment = e2e.statusComment(pull)?.body ?? "";
+      for (const body of [plan, comment]) {
+        const spent = /\*\*Spent:\*\* \$([0-9.]+)/.exec(body);
+        assert.ok(spent, `the plan's total:\n${body}`);
+        assert.ok(Math.abs(Number(spent[1]) - sum) < 0.011, `the total ${spent[1]} is the stages' ${sum}`);
+      }
     });
 
     it("made only requests GitHub's OpenAPI description allows, and uploaded artifacts cleanly", () => {

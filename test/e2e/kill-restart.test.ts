@@ -109,7 +109,7 @@ describe("the app killed at named points and restarted completes its plan", { ti
     const merged = mergesOf(e2e.emulator.requests).filter((m) => m.status === 201);
     assert.deepEqual(
       merged.map((m) => m.head),
-      ["loom/PLAN-restart/first", "loom/PLAN-restart/second"],
+      ["loom/pr-1/PLAN-restart/first", "loom/pr-1/PLAN-restart/second"],
     );
   });
 

@@ -97,9 +97,9 @@ describe(
     it("merged each stage into the pull request's branch once", () => {
       const merged = mergesOf(e2e.emulator.requests).filter((m) => m.status === 201);
       assert.deepEqual(merged.map((m) => m.head).sort(), [
-        "loom/PLAN-processes/a",
-        "loom/PLAN-processes/b",
-        "loom/PLAN-processes/c",
+        "loom/pr-1/PLAN-processes/a",
+        "loom/pr-1/PLAN-processes/b",
+        "loom/pr-1/PLAN-processes/c",
       ]);
     });
 

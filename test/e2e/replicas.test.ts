@@ -95,10 +95,10 @@ describe(
     it("merged each stage into the pull request's branch once", () => {
       const merged = mergesOf(e2e.emulator.requests).filter((m) => m.status === 201);
       assert.deepEqual(merged.map((m) => m.head).sort(), [
-        "loom/PLAN-replicas/a",
-        "loom/PLAN-replicas/b",
-        "loom/PLAN-replicas/c",
-        "loom/PLAN-replicas/d",
+        "loom/pr-1/PLAN-replicas/a",
+        "loom/pr-1/PLAN-replicas/b",
+        "loom/pr-1/PLAN-replicas/c",
+        "loom/pr-1/PLAN-replicas/d",
       ]);
     });
 

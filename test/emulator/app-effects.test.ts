@@ -37,7 +37,7 @@ describe("loom's effects executor against the emulator", () => {
   });
 
   it("creates the stage branch, dispatches its run once per key, and merges it back", async () => {
-    const branch = "loom/PLAN-demo/a";
+    const branch = "loom/pr-7/PLAN-demo/a";
     const created = await executeEffect(ctx, {
       type: "createBranch",
       key: "k",

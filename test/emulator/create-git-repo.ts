@@ -55,8 +55,9 @@ export function createGitRepo(dir: string, now: () => number) {
     async readBranch(branch: string): Promise<string | null> {
       return repo.resolve(`refs/heads/${branch}`);
     },
-    async objectExists(sha: string): Promise<boolean> {
-      return (await runGit(dir, ["cat-file", "-e", `${sha}^{commit}`])).code === 0;
+    /** Whether `sha` is a commit (or a `kind` object) in this repository. */
+    async objectExists(sha: string, kind: "commit" | "tree" = "commit"): Promise<boolean> {
+      return (await runGit(dir, ["cat-file", "-e", `${sha}^{${kind}}`])).code === 0;
     },
     /** Sets `ref` to `sha` when it still points at `expected` ("" = must not exist). False when it moved. */
     async updateRef(ref: string, sha: string, expected?: string): Promise<boolean> {
@@ -176,7 +177,11 @@ export function createGitRepo(dir: string, now: () => number) {
         if (input.parent) await runGitOk(dir, ["read-tree", input.parent], { env });
         for (const [file, content] of Object.entries(input.files)) {
           if (content === null) {
-            await runGitOk(dir, ["update-index", "--force-remove", file], { env });
+            // `--index-info` works in a bare repository (`--force-remove` needs a work tree); mode 0 removes.
+            await runGitOk(dir, ["update-index", "--index-info"], {
+              env,
+              input: `0 ${"0".repeat(40)}\t${file}\n`,
+            });
             continue;
           }
           const blob = (await runGitOk(dir, ["hash-object", "-w", "--stdin"], { input: content })).trim();
@@ -190,6 +195,38 @@ export function createGitRepo(dir: string, now: () => number) {
       } finally {
         await rm(scratch, { recursive: true, force: true });
       }
+    },
+    /**
+     * `POST …/git/trees`: `base_tree`'s entries with `entries` applied (a null `sha` removes the path;
+     * nested paths are fine, as on GitHub). Returns the new tree's SHA, or null when an object is missing.
+     */
+    async writeTree(
+      baseTree: string | null,
+      entries: { path: string; mode: string; sha: string | null }[],
+    ): Promise<string | null> {
+      const scratch = await mkdtemp(path.join(tmpdir(), "emulator-index-"));
+      const env = { GIT_INDEX_FILE: path.join(scratch, "index") };
+      try {
+        if (baseTree) {
+          if ((await runGit(dir, ["read-tree", baseTree], { env })).code !== 0) return null;
+        }
+        for (const entry of entries)
+          if (entry.sha !== null && (await runGit(dir, ["cat-file", "-e", entry.sha])).code !== 0)
+            return null;
+        // `--index-info` works in a bare repository (`--force-remove` needs a work tree); mode 0 removes.
+        const info = entries
+          .map((e) => (e.sha === null ? `0 ${"0".repeat(40)}\t${e.path}` : `${e.mode} ${e.sha}\t${e.path}`))
+          .join("\n");
+        await runGitOk(dir, ["update-index", "--index-info"], { env, input: `${info}\n` });
+        return (await runGitOk(dir, ["write-tree"], { env })).trim();
+      } finally {
+        await rm(scratch, { recursive: true, force: true });
+      }
+    },
+    /** `POST …/git/commits`: a commit of `tree` with `parents`, by `author` (GitHub's default: the token's user). */
+    async commitTree(tree: string, parents: string[], message: string, author: Person): Promise<string> {
+      const args = ["commit-tree", tree, "-m", message, ...parents.flatMap((p) => ["-p", p])];
+      return (await runGitOk(dir, args, { env: dateEnv(author, author) })).trim();
     },
     /** A real three-way merge of `head` into `base` (`git merge-tree --write-tree`); a merge commit with both parents on success. */
     async merge(base: string, head: string, message: string, committer: Person): Promise<MergeResult> {

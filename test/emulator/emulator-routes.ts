@@ -5,6 +5,7 @@ import { checkRunRoutes } from "./check-run-routes.ts";
 import { issueRoutes } from "./issue-routes.ts";
 import { pullRoutes } from "./pull-routes.ts";
 import { refRoutes } from "./ref-routes.ts";
+import { gitDataRoutes } from "./git-data-routes.ts";
 import { repoRoutes } from "./repo-routes.ts";
 import type { Routes } from "./route-reply.ts";
 
@@ -13,6 +14,7 @@ export const emulatorRoutes: Routes = {
   ...repoRoutes,
   ...pullRoutes,
   ...refRoutes,
+  ...gitDataRoutes,
   ...checkRunRoutes,
   ...actionsRoutes,
   ...artifactRoutes,

@@ -20,7 +20,7 @@ function inputs(key: string): Record<string, string> {
     stage_id: "a",
     attempt: "1",
     kind: "stage",
-    branch: "loom/PLAN-x/a",
+    branch: "loom/pr-7/PLAN-x/a",
     base: "feature",
     previous_run_id: "",
   };
@@ -77,7 +77,7 @@ describe("workflow dispatch, runs and artifacts", () => {
     assert.equal(dispatched.length, 1);
     assert.equal(dispatched[0]?.id, data.workflow_run_id);
     assert.equal(dispatched[0]?.displayTitle, "loom loom:PLAN-x:a:1");
-    assert.equal(dispatched[0]?.inputs["branch"], "loom/PLAN-x/a");
+    assert.equal(dispatched[0]?.inputs["branch"], "loom/pr-7/PLAN-x/a");
     const { data: run } = await octokit.rest.actions.getWorkflowRun({
       ...repo,
       run_id: data.workflow_run_id,

@@ -6,14 +6,14 @@ import type { GitHubMock } from "../support/github-mock.ts";
 import { makeDiamond } from "../status/make-plan-state.ts";
 import { makeContext } from "./make-context.ts";
 
-const STAGE_REF = "/repos/octo/repo/git/ref/heads%2Floom%2FPLAN-demo%2Fa";
+const STAGE_REF = "/repos/octo/repo/git/ref/heads%2Floom%2Fpr-7%2FPLAN-demo%2Fa";
 const BASE_REF = "/repos/octo/repo/git/ref/heads%2Ffeature%2Fdemo";
 const SHA = "e".repeat(40);
 const create = {
   type: "createBranch",
   key: "k:a:branch",
   stageId: "a",
-  branch: "loom/PLAN-demo/a",
+  branch: "loom/pr-7/PLAN-demo/a",
   from: "feature/demo",
 } as const;
 
@@ -24,7 +24,9 @@ test("the stage branch is created at the merge point's current head", async () =
   gh = mockGitHub();
   gh.api.get(STAGE_REF).reply(404, { message: "Not Found" });
   gh.api.get(BASE_REF).reply(200, { ref: "refs/heads/feature/demo", object: { sha: SHA, type: "commit" } });
-  gh.api.post("/repos/octo/repo/git/refs", { ref: "refs/heads/loom/PLAN-demo/a", sha: SHA }).reply(201, {});
+  gh.api
+    .post("/repos/octo/repo/git/refs", { ref: "refs/heads/loom/pr-7/PLAN-demo/a", sha: SHA })
+    .reply(201, {});
   assert.deepEqual(await executeEffect(makeContext(makeDiamond()), create), []);
   gh.done();
 });
@@ -33,7 +35,7 @@ test("an existing stage branch is kept: nothing is created", async () => {
   gh = mockGitHub();
   gh.api
     .get(STAGE_REF)
-    .reply(200, { ref: "refs/heads/loom/PLAN-demo/a", object: { sha: SHA, type: "commit" } });
+    .reply(200, { ref: "refs/heads/loom/pr-7/PLAN-demo/a", object: { sha: SHA, type: "commit" } });
   assert.deepEqual(await executeEffect(makeContext(makeDiamond()), create), []);
   assert.equal(gh.find("POST", "/repos/octo/repo/git/refs").length, 0);
   gh.done();
@@ -46,7 +48,7 @@ test("a branch created meanwhile by someone else (422 Reference already exists) 
   gh.api.post("/repos/octo/repo/git/refs").reply(422, { message: "Reference already exists" });
   gh.api
     .get(STAGE_REF)
-    .reply(200, { ref: "refs/heads/loom/PLAN-demo/a", object: { sha: SHA, type: "commit" } });
+    .reply(200, { ref: "refs/heads/loom/pr-7/PLAN-demo/a", object: { sha: SHA, type: "commit" } });
   assert.deepEqual(await executeEffect(makeContext(makeDiamond()), create), []);
   gh.done();
 });
@@ -87,11 +89,11 @@ test("cancelling a running run asks GitHub once", async () => {
 test("deleting a stage branch that is already gone is fine, and only loom/ branches are ever deleted", async () => {
   gh = mockGitHub();
   gh.api
-    .delete("/repos/octo/repo/git/refs/heads%2Floom%2FPLAN-demo%2Fa")
+    .delete("/repos/octo/repo/git/refs/heads%2Floom%2Fpr-7%2FPLAN-demo%2Fa")
     .reply(422, { message: "Reference does not exist" });
   const ctx = makeContext(makeDiamond());
   assert.deepEqual(
-    await executeEffect(ctx, { type: "deleteBranch", key: "k", branch: "loom/PLAN-demo/a" }),
+    await executeEffect(ctx, { type: "deleteBranch", key: "k", branch: "loom/pr-7/PLAN-demo/a" }),
     [],
   );
   await assert.rejects(

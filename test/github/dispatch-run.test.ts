@@ -15,7 +15,7 @@ const effect: Effect = {
   stageId: "a",
   attempt: 1,
   kind: "stage",
-  branch: "loom/PLAN-demo/a",
+  branch: "loom/pr-7/PLAN-demo/a",
   previousRunId: null,
 };
 const RUNS = "/repos/octo/repo/actions/workflows/loom.yml/runs";
@@ -72,7 +72,7 @@ test("dispatch runs the caller workflow on the default branch with the stage bra
       stage_id: "a",
       attempt: "1",
       kind: "stage",
-      branch: "loom/PLAN-demo/a",
+      branch: "loom/pr-7/PLAN-demo/a",
       base: "feature/demo",
       previous_run_id: "",
     },

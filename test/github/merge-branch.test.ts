@@ -13,7 +13,7 @@ const effect: Effect = {
   type: "mergeBranch",
   key: "k:a:merge",
   stageId: "a",
-  head: "loom/PLAN-demo/a",
+  head: "loom/pr-7/PLAN-demo/a",
   base: "feature/demo",
   message: "loom: merge stage a",
 };
@@ -28,7 +28,11 @@ afterEach(() => gh?.cleanup());
 test("a 201 merge is reported merged with its sha (GitHub moved the merge point to it)", async () => {
   gh = mockGitHub();
   gh.api
-    .post(MERGE, { base: "feature/demo", head: "loom/PLAN-demo/a", commit_message: "loom: merge stage a" })
+    .post(MERGE, {
+      base: "feature/demo",
+      head: "loom/pr-7/PLAN-demo/a",
+      commit_message: "loom: merge stage a",
+    })
     .reply(201, { sha: SHA });
   const events = await executeEffect(makeContext(makeDiamond()), effect);
   assert.deepEqual(events, [
@@ -38,21 +42,21 @@ test("a 201 merge is reported merged with its sha (GitHub moved the merge point 
       stageId: "a",
       outcome: "merged",
       sha: SHA,
-      detail: "merged loom/PLAN-demo/a into feature/demo",
+      detail: "merged loom/pr-7/PLAN-demo/a into feature/demo",
     },
   ]);
   gh.done();
 });
 
 const CHECKED = "e".repeat(40);
-const STAGE_REF = "/repos/octo/repo/git/ref/heads%2Floom%2FPLAN-demo%2Fa";
+const STAGE_REF = "/repos/octo/repo/git/ref/heads%2Floom%2Fpr-7%2FPLAN-demo%2Fa";
 const checkedEffect: Effect = { ...effect, sha: CHECKED };
 
 test("with the checked SHA: merges that SHA (not the branch name) while the branch still points at it", async () => {
   gh = mockGitHub();
   gh.api
     .get(STAGE_REF)
-    .reply(200, { ref: "refs/heads/loom/PLAN-demo/a", object: { sha: CHECKED, type: "commit" } });
+    .reply(200, { ref: "refs/heads/loom/pr-7/PLAN-demo/a", object: { sha: CHECKED, type: "commit" } });
   gh.api
     .post(MERGE, { base: "feature/demo", head: CHECKED, commit_message: "loom: merge stage a" })
     .reply(201, {
@@ -68,7 +72,7 @@ test("a stage branch moved after its checks is not merged: branch-moved, with bo
   const pushed = "f".repeat(40);
   gh.api
     .get(STAGE_REF)
-    .reply(200, { ref: "refs/heads/loom/PLAN-demo/a", object: { sha: pushed, type: "commit" } });
+    .reply(200, { ref: "refs/heads/loom/pr-7/PLAN-demo/a", object: { sha: pushed, type: "commit" } });
   const [event] = await executeEffect(makeContext(makeDiamond()), checkedEffect);
   assert.equal(event?.type, "merge.finished");
   if (event?.type !== "merge.finished") return;
@@ -82,7 +86,7 @@ test("a 502 on the merge: the merge point does not contain the commit, so the ef
   gh = mockGitHub();
   gh.api
     .get(STAGE_REF)
-    .reply(200, { ref: "refs/heads/loom/PLAN-demo/a", object: { sha: CHECKED, type: "commit" } });
+    .reply(200, { ref: "refs/heads/loom/pr-7/PLAN-demo/a", object: { sha: CHECKED, type: "commit" } });
   gh.api.post(MERGE).reply(502, { message: "Bad Gateway" });
   gh.api.get(BASE_REF).reply(200, { ref: "refs/heads/feature/demo", object: { sha: SHA, type: "commit" } });
   gh.api
@@ -104,7 +108,7 @@ test("a 502 on the last try is reported as an error, so the stage says why", asy
   gh = mockGitHub();
   gh.api
     .get(STAGE_REF)
-    .reply(200, { ref: "refs/heads/loom/PLAN-demo/a", object: { sha: CHECKED, type: "commit" } });
+    .reply(200, { ref: "refs/heads/loom/pr-7/PLAN-demo/a", object: { sha: CHECKED, type: "commit" } });
   gh.api.post(MERGE).reply(500, { message: "Server Error" });
   gh.api.get(BASE_REF).reply(200, { ref: "refs/heads/feature/demo", object: { sha: SHA, type: "commit" } });
   gh.api
@@ -124,7 +128,7 @@ test("a merge GitHub did but answered 504: the merge point contains the commit, 
   gh = mockGitHub();
   gh.api
     .get(STAGE_REF)
-    .reply(200, { ref: "refs/heads/loom/PLAN-demo/a", object: { sha: CHECKED, type: "commit" } });
+    .reply(200, { ref: "refs/heads/loom/pr-7/PLAN-demo/a", object: { sha: CHECKED, type: "commit" } });
   gh.api.post(MERGE).reply(504, { message: "We couldn't respond to your request in time" });
   gh.api.get(BASE_REF).reply(200, { ref: "refs/heads/feature/demo", object: { sha: SHA, type: "commit" } });
   gh.api

@@ -37,7 +37,7 @@ const published: PublishResult = {
   ok: true,
   plan_id: "PLAN-demo",
   stage_id: "a",
-  branch: "loom/PLAN-demo/a",
+  branch: "loom/pr-7/PLAN-demo/a",
   pushed_sha: SHA,
   commits_checked: 1,
   refusals: [],
@@ -109,7 +109,14 @@ test("a finished run is read with its newest loom-result (following the 302) and
   const reading = await readRunOutcome(ctx, 9);
   assert.deepEqual(reading.finished, { outcome: "completed", detail: "all 3 acceptance checks passed" });
   assert.equal(reading.result?.cost_usd, 0.42);
-  assert.deepEqual(toRunFinishedEvent(reading, { stageId: "a", attempt: 1, at: 5 }), {
+  const finished = toRunFinishedEvent(reading, { stageId: "a", attempt: 1, at: 5 });
+  assert.ok(finished?.type === "run.finished" && finished.report, "the session's report comes along");
+  const { report, ...event } = finished;
+  // Claude Code's own numbers from loom-result, never the App's estimate.
+  assert.equal(report.usage.costUsd, 0.42);
+  assert.equal(report.usage.turns, result.turns);
+  assert.equal(report.usage.outputTokens, result.tokens.output);
+  assert.deepEqual(event, {
     type: "run.finished",
     at: 5,
     stageId: "a",
@@ -122,6 +129,11 @@ test("a finished run is read with its newest loom-result (following the 302) and
   });
   const other = toRunFinishedEvent(reading, { stageId: "a", attempt: 2, at: 5 });
   assert.equal(other?.type === "run.finished" && other.outcome, "crashed");
+  assert.equal(
+    other?.type === "run.finished" && other.report,
+    undefined,
+    "another attempt's numbers are not taken",
+  );
   assert.equal(ctx.calls?.by.readRunOutcome, 4);
   const downloads = gh.requests.filter((r) => r.origin === BLOB);
   assert.equal(downloads.length, 2);

@@ -20,7 +20,7 @@ test("with delete_branches, the stage branches are deleted once, when the last s
   story.merge("d");
   assert.deepEqual(
     story.of("deleteBranch").map((e) => [e.key, e.branch]),
-    ["a", "b", "c", "d"].map((id) => [`${KEY}:${id}:delete-branch`, `loom/PLAN-demo/${id}`]),
+    ["a", "b", "c", "d"].map((id) => [`${KEY}:${id}:delete-branch`, `loom/pr-7/PLAN-demo/${id}`]),
   );
   story.send({ type: "tick" });
   assert.deepEqual(story.of("deleteBranch"), [], "a later event deletes nothing again");
@@ -33,7 +33,7 @@ test("a skipped stage that never ran has no branch to delete; a skip completes t
   story.pass("d");
   assert.deepEqual(
     story.of("deleteBranch").map((e) => e.branch),
-    ["loom/PLAN-demo/a", "loom/PLAN-demo/b", "loom/PLAN-demo/d"],
+    ["loom/pr-7/PLAN-demo/a", "loom/pr-7/PLAN-demo/b", "loom/pr-7/PLAN-demo/d"],
   );
 });
 

@@ -19,7 +19,7 @@ test("diamond plan, all green: each stage starts only after its dependencies are
       type: "createBranch",
       key: `${KEY}:a:1:branch`,
       stageId: "a",
-      branch: "loom/PLAN-demo/a",
+      branch: "loom/pr-7/PLAN-demo/a",
       from: "feature/demo",
     },
   ]);
@@ -29,7 +29,7 @@ test("diamond plan, all green: each stage starts only after its dependencies are
     stageId: "a",
     attempt: 1,
     kind: "stage",
-    branch: "loom/PLAN-demo/a",
+    branch: "loom/pr-7/PLAN-demo/a",
     previousRunId: null,
   });
   assert.equal(story.stage("a").status, "executing");
@@ -43,7 +43,7 @@ test("diamond plan, all green: each stage starts only after its dependencies are
       type: "mergeBranch",
       key: `${KEY}:a:1:merge:1`,
       stageId: "a",
-      head: "loom/PLAN-demo/a",
+      head: "loom/pr-7/PLAN-demo/a",
       base: "feature/demo",
       message: "loom: merge stage a (Stage a) of PLAN-demo",
     },
@@ -286,15 +286,57 @@ test("a silent session is cancelled as hung after the heartbeat timeout and retr
 test("a run queued on GitHub waiting for a runner is never taken for hung; once it starts, its heartbeats count", () => {
   const story = new Story(makePlan([["a", []]]), { settings: { heartbeatTimeoutMs: 300_000 } });
   story.send({ type: "run.dispatched", stageId: "a", attempt: 1, runId: 77 });
-  assert.equal(nextWakeAt(story.state), null, "nothing to wake for while the run is queued");
-  story.send({ type: "tick" }, 3_600_000);
+  // Not the heartbeat deadline: the runner-wait notice (5 min after the dispatch by default).
+  assert.equal(nextWakeAt(story.state), story.state.stages["a"]!.sessions[0]!.dispatchedAt + 300_000);
+  story.send({ type: "tick" }, 250_000);
   assert.deepEqual(story.of("cancelRun"), []);
   assert.equal(story.stage("a").sessions[0]?.status, "spawning");
+  assert.notEqual(story.stage("a").sessions[0]?.runnerWaitNoticed, true);
   story.send({ type: "run.started", stageId: "a", attempt: 1, runId: 77 });
   assert.equal(nextWakeAt(story.state), story.at + 300_000);
   story.send({ type: "tick" }, 300_000);
   assert.equal(story.of("cancelRun").length, 1);
   assert.equal(story.stage("a").sessions[0]?.status, "hung");
+});
+
+test("a run no runner picks up says so on its check run, is cancelled and dispatched once more, then waits for a person", () => {
+  const story = new Story(makePlan([["a", []]]), {
+    settings: { runnerNoticeMs: 300_000, runnerTimeoutMs: 1_800_000, backoffBaseMs: 1_000 },
+  });
+  story.send({ type: "run.dispatched", stageId: "a", attempt: 1, runId: 77 });
+  story.send({ type: "tick" }, 300_000);
+  const first = story.stage("a").sessions[0]!;
+  assert.equal(first.runnerWaitNoticed, true);
+  assert.equal(first.status, "spawning", "still waiting: only the check run says so");
+  assert.match(
+    story.stage("a").notes.at(-1)?.text ?? "",
+    /waiting for a runner: no runner has picked up run #77 for 5 min/,
+  );
+  assert.ok(
+    story.of("syncCheckRun").some((e) => e.type === "syncCheckRun" && e.stageId === "a"),
+    "the stage's check run is updated to say it waits for a runner",
+  );
+  assert.equal(nextWakeAt(story.state), first.dispatchedAt + 1_800_000, "next: the cancel time");
+
+  story.send({ type: "tick" }, 1_500_000);
+  assert.deepEqual(
+    story.of("cancelRun").map((e) => e.type === "cancelRun" && e.runId),
+    [77],
+  );
+  assert.equal(story.stage("a").sessions[0]?.status, "cancelled");
+  assert.equal(story.stage("a").sessions[0]?.detail, "no runner picked up the run in 30 min");
+  story.send({ type: "tick" }, 1_000);
+  assert.deepEqual(story.dispatched(), ["a"], "dispatched once more");
+  assert.equal(story.stage("a").sessions[1]?.kind, "stage", "a fresh session: the first never ran");
+
+  story.send({ type: "run.dispatched", stageId: "a", attempt: 2, runId: 78 });
+  story.send({ type: "tick" }, 1_800_000);
+  assert.equal(story.stage("a").status, "blocked");
+  assert.equal(story.stage("a").retryAt, null, "no third dispatch: a person decides");
+  assert.match(
+    story.stage("a").notes.at(-1)?.text ?? "",
+    /no runner picked up attempts 1 and 2 \(30 min each\): check the runners .* then `\/loom retry a`/,
+  );
 });
 
 test("a dispatch whose run was never found is still given up after the heartbeat timeout", () => {
@@ -500,7 +542,7 @@ test("a changed plan adds new stages, drops unstarted removed ones and keeps the
   assert.deepEqual(story.dispatched(), ["b"]);
   assert.equal(
     story.of("dispatchRun")[0]?.key,
-    "c0ffee000000-pr7:b:1:dispatch",
+    "c0ffee000000-pr7-PLAN-demo:b:1:dispatch",
     "keys follow the new plan blob",
   );
 });

@@ -6,7 +6,7 @@ import { step } from "../../src/orchestrator/step.ts";
 
 export const BLOB_SHA = "b10b5ha0123456789abcdef0123456789abcdef0";
 /** The effect key prefix of the story's plan: blob SHA and pull request number (7). */
-export const KEY = `${BLOB_SHA.slice(0, 12)}-pr7`;
+export const KEY = `${BLOB_SHA.slice(0, 12)}-pr7-PLAN-demo`;
 
 /** A plan from `[id, dependencies]` pairs. */
 export function makePlan(stages: [string, string[]][], blobSha = BLOB_SHA): PlanSpec {

@@ -12,7 +12,7 @@ import type { PublishDeps } from "../../action/src/publish/run-publish.ts";
 
 export const PLAN_ID = "PLAN-demo";
 export const STAGE_ID = "build-api";
-export const BRANCH = `loom/${PLAN_ID}/${STAGE_ID}`;
+export const BRANCH = `loom/pr-7/${PLAN_ID}/${STAGE_ID}`;
 export const PLAN_PATH = `doc/plans/${PLAN_ID}.md`;
 
 export function git(cwd: string, ...args: string[]): string {

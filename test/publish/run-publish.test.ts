@@ -417,11 +417,24 @@ describe("publish: refs and history", () => {
     assertRefused(f, await publish(f), "ref-not-allowed");
   });
 
-  it("refuses a branch input that is not loom/<plan-id>/<stage-id>", async () => {
+  it("refuses a branch input that is not loom/pr-<n>/<plan-id>/<stage-id>", async () => {
     const f = setUp();
     f.commit("Work", { "src/a.ts": "1\n" });
     f.bundle();
     assertRefused(f, await publish(f, { branch: "main" }), "branch-name");
+    for (const branch of [
+      `loom/pr-7/OTHER/${STAGE_ID}`,
+      `loom/pr-7/${PLAN_ID}/other`,
+      `loom/pr-0/${PLAN_ID}/${STAGE_ID}`,
+      `loom/pr-x/${PLAN_ID}/${STAGE_ID}`,
+      `loom/pr-7/extra/${PLAN_ID}/${STAGE_ID}`,
+      `main/pr-7/${PLAN_ID}/${STAGE_ID}`,
+    ]) {
+      const g = setUp();
+      g.commit("Work", { "src/a.ts": "1\n" });
+      g.bundle();
+      assertRefused(g, await publish(g, { branch }), "branch-name");
+    }
   });
 
   it("refuses a bundle that is not a fast-forward of the stage branch", async () => {

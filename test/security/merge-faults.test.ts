@@ -151,7 +151,9 @@ describe(
         when: "before",
         times: 1,
         onFire: async () => {
-          pushed = await e2e.emulator.as("alice").push("loom/PLAN-chain/a", { "sneaky.txt": "unchecked\n" });
+          pushed = await e2e.emulator
+            .as("alice")
+            .push("loom/pr-1/PLAN-chain/a", { "sneaky.txt": "unchecked\n" });
         },
       });
       pull = await e2e.openPlan({ files: { [PLAN_PATH]: PLAN } });
@@ -205,7 +207,7 @@ describe(
       assert.equal(
         await e2e.readFile(pull.headRef, "sneaky.txt"),
         "unchecked\n",
-        `${JSON.stringify(mergesOf(e2e.emulator.requests))} a=${await git.readBranch("loom/PLAN-chain/a")} pushed=${pushed}\n${e2e.describe()}`,
+        `${JSON.stringify(mergesOf(e2e.emulator.requests))} a=${await git.readBranch("loom/pr-1/PLAN-chain/a")} pushed=${pushed}\n${e2e.describe()}`,
       );
       assert.equal(await e2e.readFile(pull.headRef, "b.txt"), "beta\n");
       e2e.emulator.assertNoViolations();

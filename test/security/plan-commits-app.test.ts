@@ -30,7 +30,7 @@ async function mergeStageA(): Promise<{ harness: Harness; loomHead: string }> {
   const dispatch = harness.fake.dispatches.find((d) => d.inputs["stage_id"] === "a");
   assert.ok(dispatch, "stage a was dispatched");
   // The stage branch holds the commit the checks ran on (loom merges only that commit).
-  harness.fake.refs.set("loom/PLAN-diamond/a", passingResult("a").head_sha);
+  harness.fake.refs.set("loom/pr-1/PLAN-diamond/a", passingResult("a").head_sha);
   harness.fake.finishRun(dispatch.runId, "success", passingResult("a"));
   const title = `loom ${dispatch.inputs["key"]}`;
   await harness.receive(

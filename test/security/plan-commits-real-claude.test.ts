@@ -15,7 +15,7 @@ import { git, planText } from "../action/run-stage-fixture.ts";
 
 const PLAN_ID = "PLAN-demo";
 const STAGE_ID = "build";
-const BRANCH = `loom/${PLAN_ID}/${STAGE_ID}`;
+const BRANCH = `loom/pr-1/${PLAN_ID}/${STAGE_ID}`;
 const PLAN_PATH = `doc/plans/${PLAN_ID}.md`;
 const EVIL_PLAN = "doc/plans/PLAN-evil.md";
 // The stage may change workflows: that must not open plans or agent configuration.

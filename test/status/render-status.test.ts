@@ -29,11 +29,11 @@ test("the status comment starts with the plan's hidden marker and shows counts, 
   assert.match(body, /\*\*1\/4 merged\*\* · 1 waiting-for-deps · 1 executing · 1 blocked/);
   assert.match(body, /```mermaid\ngraph TD/);
   assert.match(body, /classDef executing/);
-  assert.match(body, /\| Stage \| Status \| Attempt \| Elapsed \| Last heartbeat \| Notes \|/);
-  assert.match(body, /\| `a` \| ✅ completed, merged \| 1 \| 2m 00s \| — \| all 4 checks passed \|/);
+  assert.match(body, /\| Stage \| Status \| Attempt \| Elapsed \| Cost \| Last heartbeat \| Notes \|/);
+  assert.match(body, /\| `a` \| ✅ completed, merged \| 1 \| 2m 00s \| — \| — \| all 4 checks passed \|/);
   assert.match(
     body,
-    /\| `b` \| 🟡 executing \| 2 \(recovery\) \| since 12:00 UTC \| 12:01 UTC · 42% context · Bash · npm test \| retry 1 after crash \|/,
+    /\| `b` \| 🟡 executing \| 2 \(recovery\) \| since 12:00 UTC \| \$0\.50 \| 12:01 UTC · 42% context · Bash · npm test \| retry 1 after crash \|/,
   );
   assert.match(body, /\| `c` \| ⛔ blocked \(label\) \| — \| — \|/);
 });
@@ -73,7 +73,7 @@ test("untrusted text cannot break the table, inject HTML or mention people", () 
   ]);
   const body = renderStatusComment(state);
   const row = body.split("\n").find((l) => l.startsWith("| `a`"))!;
-  assert.equal(row.split(" | ").length, 6);
+  assert.equal(row.split(" | ").length, 7);
   assert.doesNotMatch(body, /<script>|@octocat|next -->/);
   assert.match(row, /a\\\|b &lt;script&gt; @&#8203;octocat next --&gt;/);
 });
@@ -183,4 +183,20 @@ test("while a merge session runs, the table and the check run show its attempt a
   assert.match(renderStatusComment(merging), /\| `a` \| 🔀 merge-conflict \| 2 \(merge\) \|/);
   assert.match(renderPlanCheckRun(merging).summary, /\| `a` \| 🔀 merge-conflict \| 2 \(merge\) \|/);
   assert.match(renderStageCheckRun(merging, "a").summary, /\*\*Attempt:\*\* 2 \(merge session, running\)/);
+});
+
+test("a stage whose run no runner has picked up says so on its check run", () => {
+  const waiting = makePlanState([
+    {
+      id: "a",
+      status: "executing",
+      sessions: [makeSession({ status: "spawning", startedAt: null, runnerWaitNoticed: true })],
+    },
+  ]);
+  assert.match(
+    renderStageCheckRun(waiting, "a").summary,
+    /\*\*Waiting for a runner\*\* since 12:00 UTC: no runner has picked up the run yet/,
+  );
+  const started = makePlanState([{ id: "a", status: "executing", sessions: [makeSession()] }]);
+  assert.doesNotMatch(renderStageCheckRun(started, "a").summary, /Waiting for a runner/);
 });

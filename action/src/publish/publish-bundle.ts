@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { listLifecycleNames } from "../../../src/plan/lifecycle-path.ts";
 import { join } from "node:path";
 import {
   BUNDLE_ARTIFACT,
@@ -30,6 +31,16 @@ export type PublishBundleInput = {
 };
 
 const ID = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+
+/**
+ * The stage branch of this plan and stage: `loom/pr-<n>/<plan-id>/<stage-id>`, or the
+ * `loom/<plan-id>/<stage-id>` of loom 0.2 (an App not yet upgraded still dispatches it).
+ */
+function isStageBranchOf(branch: string, planId: string, stageId: string): boolean {
+  const tail = `/${planId}/${stageId}`;
+  if (branch === `loom${tail}`) return true;
+  return branch.endsWith(tail) && /^loom\/pr-[1-9][0-9]{0,9}$/.test(branch.slice(0, -tail.length));
+}
 const TIP_REF = "refs/loom-publish/tip";
 
 /** The checks and the push, in order; the first refusal that makes later checks meaningless stops. */
@@ -49,9 +60,16 @@ export async function publishBundle(input: PublishBundleInput): Promise<PublishR
     return { ...result, ok: false, refusals: [...result.refusals, refusal] };
   };
 
-  const expected = `loom/${inputs.plan_id}/${inputs.stage_id}`;
-  const idsValid = ID.test(inputs.plan_id) && ID.test(inputs.stage_id) && !expected.includes("..");
-  if (!idsValid || inputs.branch !== expected || !(await isValidBranchName(cwd, inputs.branch))) {
+  const expected = `loom/pr-<n>/${inputs.plan_id}/${inputs.stage_id}`;
+  const idsValid =
+    ID.test(inputs.plan_id) &&
+    ID.test(inputs.stage_id) &&
+    !`${inputs.plan_id}/${inputs.stage_id}`.includes("..");
+  if (
+    !idsValid ||
+    !isStageBranchOf(inputs.branch, inputs.plan_id, inputs.stage_id) ||
+    !(await isValidBranchName(cwd, inputs.branch))
+  ) {
     return refuse(
       "branch-name",
       `the branch must be ${JSON.stringify(expected)} built from valid ids; got ${JSON.stringify(inputs.branch)}`,
@@ -144,7 +162,12 @@ export async function publishBundle(input: PublishBundleInput): Promise<PublishR
     );
   }
 
-  const planText = await readFileAt(cwd, base, inputs.plan_path);
+  // The plan under whichever lifecycle name it has on the stage branch (loom renames it).
+  let planText: string | null = null;
+  for (const name of listLifecycleNames(inputs.plan_path)) {
+    planText = await readFileAt(cwd, base, name);
+    if (planText !== null) break;
+  }
   const { policy } = readPublishPolicy(planText, inputs.stage_id);
   const callerWorkflows = readCallerWorkflows(await readFileAt(cwd, base, ".github/loom.yml"));
   const commits = await listNewCommits(cwd, tip);

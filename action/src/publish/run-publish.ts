@@ -17,7 +17,7 @@ export const PublishInputs = z.object({
   plan_path: z.string().min(1),
   plan_id: z.string().min(1),
   stage_id: z.string().min(1),
-  /** Must be `loom/<plan_id>/<stage_id>`. */
+  /** Must be `loom/pr-<n>/<plan_id>/<stage_id>` (or loom 0.2's `loom/<plan_id>/<stage_id>`). */
   branch: z.string().min(1),
 });
 export type PublishInputs = z.infer<typeof PublishInputs>;

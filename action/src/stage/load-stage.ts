@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { listLifecycleNames } from "../../../src/plan/lifecycle-path.ts";
 import { parsePlan } from "../../../src/plan/parse-plan.ts";
 import type { Plan, Stage } from "../../../src/plan/plan.ts";
 import type { RunStageInputs } from "../run-stage-inputs.ts";
@@ -11,7 +12,15 @@ export async function loadStage(inputs: RunStageInputs, deps: { workspace: strin
   const file = path.resolve(deps.workspace, inputs.plan_path);
   if (!file.startsWith(`${path.resolve(deps.workspace)}${path.sep}`))
     return { ok: false, reason: `plan_path ${inputs.plan_path} leaves the checkout` };
-  const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => error);
+  // loom renames the plan file IN_PROGRESS-/DONE- on the pull request's branch: a stage branch cut
+  // just before or after the rename has it under either name.
+  let text: string | NodeJS.ErrnoException = new Error("not read");
+  for (const name of listLifecycleNames(inputs.plan_path)) {
+    text = await readFile(path.resolve(deps.workspace, name), "utf8").catch(
+      (error: NodeJS.ErrnoException) => error,
+    );
+    if (typeof text === "string") break;
+  }
   if (text instanceof Error)
     return { ok: false, reason: `cannot read the plan ${inputs.plan_path}: ${text.code ?? text.message}` };
   const parsed = parsePlan(inputs.plan_path, text);

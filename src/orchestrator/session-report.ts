@@ -1,0 +1,75 @@
+import type { CheckKind, StageResult } from "../artifacts/stage-result.ts";
+
+/** What one session cost, from Claude Code's own usage as the action recorded it (never estimated). */
+export type SessionUsage = {
+  turns: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+  costUsd: number;
+  durationMs: number;
+};
+
+/** One acceptance or goal-backward check as a person reads it on the stage's check run. */
+export type CheckSummary = {
+  kind: CheckKind;
+  name: string;
+  command?: string;
+  passed: boolean;
+  exitCode?: number;
+  durationMs: number;
+  /** The end of the check's output (redacted by the action), only for a failed check. */
+  outputTail?: string;
+};
+
+/** What a finished session reported: its cost, its checks, its declared deviations, its learnings. */
+export type SessionReport = {
+  usage: SessionUsage;
+  checks: CheckSummary[];
+  deviations: string[];
+  learningsAdded: number;
+};
+
+/** Bounds that keep a plan's stored state small however chatty a session was. */
+export const REPORT_MAX_CHECKS = 40;
+export const REPORT_MAX_TAIL = 1200;
+export const REPORT_MAX_DEVIATIONS = 10;
+export const REPORT_MAX_TEXT = 500;
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** The end of `text`, at most `max` characters (the end of an output says why it failed). */
+function tail(text: string, max: number): string {
+  return text.length <= max ? text : `…${text.slice(text.length - max + 1)}`;
+}
+
+/** A session's report from its `loom-result` (already redacted and bounded by the action; bounded again here). */
+export function toSessionReport(result: StageResult): SessionReport {
+  return {
+    usage: {
+      turns: result.turns,
+      inputTokens: result.tokens.input,
+      outputTokens: result.tokens.output,
+      cacheReadTokens: result.tokens.cache_read,
+      cacheCreationTokens: result.tokens.cache_creation,
+      costUsd: result.cost_usd,
+      durationMs: result.duration_ms,
+    },
+    checks: result.checks.slice(0, REPORT_MAX_CHECKS).map((check) => ({
+      kind: check.kind,
+      name: clip(check.name, REPORT_MAX_TEXT),
+      ...(check.command === undefined ? {} : { command: clip(check.command, REPORT_MAX_TEXT) }),
+      passed: check.passed,
+      ...(check.exit_code === undefined ? {} : { exitCode: check.exit_code }),
+      durationMs: check.duration_ms,
+      ...(check.passed || check.output_tail === ""
+        ? {}
+        : { outputTail: tail(check.output_tail, REPORT_MAX_TAIL) }),
+    })),
+    deviations: result.deviations.slice(0, REPORT_MAX_DEVIATIONS).map((d) => clip(d, REPORT_MAX_TEXT)),
+    learningsAdded: result.learnings?.accepted.length ?? 0,
+  };
+}
