@@ -32,13 +32,9 @@ export async function onCheckRun(deps: EngineDeps, payload: unknown): Promise<vo
   const octokit = await deps.getOctokit(repo.installationId);
   const sender = await authorizeSender(octokit, repo, delivery.sender.login, plan.stored.repo.minimumRole);
   if (!sender.authorized) {
-    const body = `loom did nothing: ${sender.reason}.`;
-    const key = `reply:check-run:${run.id}:${delivery.action}:${delivery.sender.login}:${command}`;
-    await applyEvents(deps, {
-      key: plan.key,
-      events: [],
-      effects: [{ type: "reply", key, source, reaction: "-1", body }],
-    });
+    const at = deps.now();
+    const refused = { type: "command.refused" as const, at, sender: delivery.sender.login, source };
+    await applyEvents(deps, { key: plan.key, events: [{ ...refused, reason: sender.reason }] });
     return;
   }
   const event: OrchestratorEvent = {

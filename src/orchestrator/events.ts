@@ -190,6 +190,12 @@ export type OrchestratorEvent =
       /** For `budget`: the US dollars added to the plan's budget (`/loom budget +5`). */
       amountUsd?: number;
     }
+  /**
+   * Someone without the permission a command needs commented or pressed a button. loom answers
+   * with a 👎 each time but writes the reason at most once per person and pull request an hour:
+   * refused comments cannot make loom post without bound.
+   */
+  | { type: "command.refused"; at: number; sender: string; source: CommandSource; reason: string }
   | {
       type: "labels.changed";
       at: number;

@@ -76,6 +76,8 @@ export type PlanState = {
   budgetRaisedUsd?: number;
   /** Set while the next stage waits because its forecast would pass the budget (cleared when it starts). */
   budgetWait?: BudgetWait | null;
+  /** When loom last wrote a refusal's reason to each person (login → ms), kept for an hour. */
+  refusalRepliedAt?: Record<string, number>;
   trusted: boolean;
   /** Head SHA approved by someone with write access (for untrusted plans). */
   approvedSha: string | null;

@@ -8,6 +8,7 @@ import { applyLabels } from "./apply-labels.ts";
 import { applyPlanChange, closePlan, createPlanState, reopenStages } from "./apply-plan.ts";
 import { confirmHead, moveHead } from "./move-head.ts";
 import { handleCommand, replyClosed } from "./handle-command.ts";
+import { handleRefusal } from "./handle-refusal.ts";
 import { handleMergeFinished } from "./handle-merge.ts";
 import { handleHeartbeat, handleRunDispatched, handleRunFinished, handleRunStarted } from "./handle-run.ts";
 import { handleTick } from "./handle-tick.ts";
@@ -67,6 +68,7 @@ const AFTER_CLOSE: ReadonlySet<OrchestratorEvent["type"]> = new Set([
   "label.ensured",
   "planFile.renamed",
   "planFile.renameFailed",
+  "command.refused",
 ]);
 
 function createPlanStateFor(event: OrchestratorEvent): PlanState {
@@ -127,6 +129,9 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
       return false;
     case "command.received":
       handleCommand(ctx, event);
+      return false;
+    case "command.refused":
+      handleRefusal(ctx, event);
       return false;
     case "labels.changed":
       if (event.ignored !== undefined) ctx.state.ignoredLabels = [...event.ignored];

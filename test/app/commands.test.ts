@@ -143,3 +143,39 @@ test("Re-run on a stage's check run retries it, for a writer only", async () => 
   await h.finish();
   h = undefined;
 });
+
+test("refused comments get a 👎 each but the reason at most once per person and pull request an hour", async () => {
+  let now = Date.parse("2026-11-26T10:00:00Z");
+  const harness = await startHarness({ clock: () => (now += 1000) });
+  h = harness;
+  harness.fake.roles.set("bob", "read");
+  harness.fake.roles.set("carol", "read");
+  await harness.receive(
+    "pull_request",
+    pullRequestPayload("opened", { number: 1, headSha: harness.headSha }),
+  );
+  const refusalsTo = (login: string) =>
+    harness.fake.comments.filter((c) => String(c["body"]).includes(`did nothing: @${login} has read access`));
+  const comment = (login: string, commentId: number) =>
+    harness.receive(
+      "issue_comment",
+      issueCommentPayload({ number: 1, body: "/loom retry a", sender: { login }, commentId }),
+    );
+
+  for (let id = 601; id <= 605; id++) await comment("bob", id);
+  await comment("carol", 606);
+  assert.equal(refusalsTo("bob").length, 1, "five refused comments, one written reason");
+  assert.equal(refusalsTo("carol").length, 1, "someone else's refusal is not silenced by bob's");
+  assert.deepEqual(
+    harness.fake.reactions.map((r) => r.commentId),
+    [601, 602, 603, 604, 605, 606],
+    "every refused comment still gets its 👎",
+  );
+
+  now += 60 * 60 * 1000;
+  await comment("bob", 607);
+  assert.equal(refusalsTo("bob").length, 2, "an hour later the reason is written again");
+  assert.equal(dispatchesOf(harness, "a").length, 1, "no refused command changed anything");
+  await harness.finish();
+  h = undefined;
+});
