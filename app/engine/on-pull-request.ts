@@ -7,6 +7,7 @@ import type { OrchestratorEvent } from "../../src/orchestrator/events.ts";
 import { derivePlanId } from "../../src/plan/derive-plan-id.ts";
 import { discoverPlanPaths } from "../../src/plan/discover-plan-paths.ts";
 import { stripLifecyclePrefix } from "../../src/plan/lifecycle-path.ts";
+import { checkStageLimit, describeRefusedPlans, limitPlanFiles } from "../../src/plan/check-plan-limits.ts";
 import { parsePlan } from "../../src/plan/parse-plan.ts";
 import type { Diagnostic } from "../../src/plan/plan.ts";
 import type { PlanKey, PlanRecord } from "../store/store.ts";
@@ -100,6 +101,22 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
     return;
   }
   const settings = toRepoSettings(config.config, repo.defaultBranch);
+  const maxPlans = config.config.max_plans_per_pull;
+  const running = new Set(known.filter((record) => record.active).map((record) => record.key.planPath));
+  const { kept, refused } = limitPlanFiles(files, running, maxPlans);
+  const [firstRefused] = refused;
+  if (firstRefused !== undefined) {
+    const message = describeRefusedPlans(refused, maxPlans);
+    await reportPlanErrors(
+      deps,
+      octokit,
+      repo,
+      pull,
+      firstRefused.file,
+      [{ message, line: 1, column: 1 }],
+      [],
+    );
+  }
   const trust = await assessPlanTrust(
     octokit,
     repo,
@@ -118,7 +135,7 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
     pull.head.sha,
     delivery.sender.login === (await deps.getBotLogin()),
   );
-  for (const { path, file: filePath } of files) {
+  for (const { path, file: filePath } of kept) {
     const clash = findIdClash(path, paths, known);
     if (clash !== null) {
       const message = `another plan in this pull request, ${clash}, has the same plan id ${derivePlanId(path)}: loom names branches, keys and check runs after it, so rename one of the two files`;
@@ -133,6 +150,11 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
         : parsePlan(path, file.text);
     if (!result.ok) {
       await reportPlanErrors(deps, octokit, repo, pull, filePath, result.errors, result.warnings);
+      continue;
+    }
+    const tooBig = checkStageLimit(result.plan, file.text ?? "", config.config.max_stages_per_plan);
+    if (tooBig !== null) {
+      await reportPlanErrors(deps, octokit, repo, pull, filePath, [tooBig], result.warnings);
       continue;
     }
     const spec = buildPlanSpec({ ...result.plan, path }, file.blobSha, result.warnings);

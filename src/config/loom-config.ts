@@ -6,6 +6,10 @@ import {
   DEFAULT_SETTINGS,
 } from "../orchestrator/events.ts";
 import type { Settings } from "../orchestrator/events.ts";
+import { PLAN_LIMITS } from "../plan/plan.ts";
+
+/** Plan files loom runs in one pull request unless `.github/loom.yml` says otherwise. */
+export const DEFAULT_MAX_PLANS_PER_PULL = 10;
 
 /** Repository roles from least to most, as GitHub names them. */
 export const ROLES = ["none", "read", "triage", "write", "maintain", "admin"] as const;
@@ -84,6 +88,10 @@ export const LoomConfig = z
         notice_minutes: DEFAULT_RUNNER_NOTICE_MS / 60_000,
         cancel_minutes: DEFAULT_RUNNER_TIMEOUT_MS / 60_000,
       }),
+    /** Plan files loom runs in one pull request; the rest are refused on their check run. */
+    max_plans_per_pull: z.number().int().min(1).max(50).default(DEFAULT_MAX_PLANS_PER_PULL),
+    /** Stages one plan may have (at most 500, the parser's own limit). */
+    max_stages_per_plan: z.number().int().min(1).max(PLAN_LIMITS.maxStages).default(PLAN_LIMITS.maxStages),
     label_prefix: z
       .string()
       .regex(/^[A-Za-z0-9_.-]{1,20}$/, "letters, digits, `_`, `.` or `-`, at most 20")

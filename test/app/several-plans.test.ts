@@ -65,3 +65,43 @@ test("two plan files with the same plan id in one pull request are refused, with
   await h.finish();
   h = undefined;
 });
+
+test("plan files over max_plans_per_pull are refused once, on the first of them; the rest run", async () => {
+  h = await startHarness();
+  h.fake.files.set("main:.github/loom.yml", "max_plans_per_pull: 2\n");
+  const extra = ["doc/plans/PLAN-b2.md", "doc/plans/PLAN-c3.md", "doc/plans/PLAN-d4.md"];
+  for (const path of extra) h.fake.files.set(`${h.headSha}:${path}`, DIAMOND_PLAN);
+  h.fake.pullFiles.set(1, [PLAN_PATH, ...extra]);
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+
+  const plans = await h.store.listPlansForPull("acme", "widgets", 1);
+  assert.deepEqual(plans.map((p) => p.key.planPath).sort(), [PLAN_PATH, "doc/plans/PLAN-b2.md"].sort());
+  assert.equal(h.fake.dispatches.length, 2, "one root stage of each of the two plans");
+  const refusals = h.fake.checkRuns.filter((r) => r["conclusion"] === "failure");
+  assert.equal(refusals.length, 1, "one check run for all refused files, not one each");
+  const summary = (refusals[0]?.["output"] as { summary: string }).summary;
+  assert.match(summary, /max_plans_per_pull \(2\)/);
+  assert.match(summary, /PLAN-c3\.md, doc\/plans\/PLAN-d4\.md/);
+  await h.finish();
+  h = undefined;
+});
+
+test("a plan with more stages than max_stages_per_plan is refused at the first stage over, and nothing runs", async () => {
+  h = await startHarness();
+  h.fake.files.set("main:.github/loom.yml", "max_stages_per_plan: 3\n");
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+
+  assert.deepEqual(h.fake.dispatches, [], "nothing starts");
+  assert.deepEqual(await h.store.listPlansForPull("acme", "widgets", 1), [], "no plan is stored");
+  const [refusal] = h.fake.checkRuns.filter((r) => r["conclusion"] === "failure");
+  const output = refusal?.["output"] as {
+    summary: string;
+    annotations?: { start_line: number; message: string }[];
+  };
+  assert.match(output.summary, /4 stages, more than .github\/loom.yml's max_stages_per_plan \(3\)/);
+  const stageD = DIAMOND_PLAN.split("\n").findIndex((line) => /^\s*-\s+id:\s*d\s*$/.test(line)) + 1;
+  assert.ok(stageD > 0);
+  assert.equal(output.annotations?.[0]?.start_line, stageD, "the annotation points at stage d's id line");
+  await h.finish();
+  h = undefined;
+});
