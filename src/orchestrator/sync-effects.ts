@@ -35,17 +35,32 @@ function describeComment(state: PlanState | null): string {
   ]);
 }
 
+/** The plan waits for someone to approve its head: no stage can start on it. */
+function awaitsApproval(state: PlanState | null): boolean {
+  return state !== null && !state.trusted && state.approvedSha !== state.pr.headSha && !state.closed;
+}
+
 /**
  * `syncCheckRun` for every stage whose check run would show something new (heartbeats included),
  * then one for the plan and `syncStatusComment` when the overview (statuses) changed. When the head moved, every check run
- * is re-created on the new head.
+ * is re-created on the new head. While the plan waits for approval only the plan's own check run
+ * is written (an unapproved head costs one check run, not one per stage: opening pull requests is
+ * free for anyone); the approval then writes every stage's.
  */
 export function computeSyncEffects(before: PlanState | null, after: PlanState, headMoved: boolean): Effect[] {
   const prefix = getKeyPrefix(after);
   const effects: Effect[] = [];
   const ids = [...after.order, ...(before?.order.filter((id) => !after.stages[id]) ?? [])];
+  const waiting = awaitsApproval(after);
+  const approved = !waiting && awaitsApproval(before);
   for (const id of ids) {
-    if (!headMoved && describeCheckRun(before?.stages[id]) === describeCheckRun(after.stages[id])) continue;
+    if (waiting) break;
+    if (
+      !headMoved &&
+      !approved &&
+      describeCheckRun(before?.stages[id]) === describeCheckRun(after.stages[id])
+    )
+      continue;
     effects.push({ type: "syncCheckRun", key: `${prefix}:${id}:check`, stageId: id });
   }
   const commentChanged = describeComment(before) !== describeComment(after);

@@ -99,3 +99,37 @@ test("the Approve button on the plan check approves exactly the commit it is on"
   await h.finish();
   h = undefined;
 });
+
+test("an unapproved fork plan costs one check run per head, not one per stage; approval writes the stages'", async () => {
+  h = await startHarness();
+  const fork = { author: { login: "mallory" }, headRepo: "mallory/widgets" };
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha, ...fork }));
+  const namesOn = (harness: Harness, sha: string) =>
+    harness.fake.checkRuns.filter((r) => r["head_sha"] === sha).map((r) => String(r["name"]));
+  assert.deepEqual(namesOn(h, h.headSha), ["loom: PLAN-diamond"], "the plan's own check run only");
+
+  const pushed = "b".repeat(40);
+  h.fake.files.set(`${pushed}:${PLAN_PATH}`, DIAMOND_PLAN);
+  h.fake.refs.set("feature/plan", pushed);
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", { number: 1, headSha: pushed, before: h.headSha, ...fork }),
+  );
+  assert.deepEqual(namesOn(h, pushed), ["loom: PLAN-diamond"], "a new unapproved head: one check run again");
+  const writes = h.gh.find("POST", "/repos/acme/widgets/check-runs").length;
+  assert.equal(writes, 2, "two heads, two check runs created in all");
+
+  await h.receive(
+    "issue_comment",
+    issueCommentPayload({ number: 1, body: `/loom approve ${pushed}`, sender: { login: "alice" } }),
+  );
+  // The approved head, or the IN_PROGRESS- rename loom committed on it.
+  const head = h.fake.refs.get("feature/plan") ?? pushed;
+  assert.deepEqual(
+    namesOn(h, head).sort(),
+    ["loom: PLAN-diamond", "loom: a", "loom: b", "loom: c", "loom: d"],
+    "once approved, every stage has its check run",
+  );
+  await h.finish();
+  h = undefined;
+});

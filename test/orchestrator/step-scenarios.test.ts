@@ -394,7 +394,17 @@ test("an untrusted plan waits for an approval of the current head; a new push ne
     before: "merge000000000000000000000000000000000001",
   });
   assert.equal(story.state.approvedSha, null);
-  assert.equal(story.of("syncCheckRun").length, 3, "every check run is re-created on the new head");
+  assert.deepEqual(
+    story.of("syncCheckRun").map((e) => e.stageId),
+    [null],
+    "an unapproved head gets the plan's check run only (with the Approve button), not one per stage",
+  );
+  story.command("approve", undefined, story.state.pr.headSha);
+  assert.deepEqual(
+    story.of("syncCheckRun").map((e) => e.stageId),
+    ["a", "b", null],
+    "the approval writes every stage's check run on the approved head",
+  );
 });
 
 test("a push is loom's own only by the merge SHA loom recorded, on top of the head loom knew", () => {
