@@ -54,10 +54,9 @@ function toHex(bytes: Uint8Array): string {
 
 /**
  * A character as itself or percent-encoded (its UTF-8 bytes, hex digits in either case; a space
- * also as `+`). Letters and digits stay literal: no encoder escapes them.
+ * also as `+`). Letters and digits too: escaping every byte is the easiest way around a scanner.
  */
 function percentAlternative(char: string): string {
-  if (/^[A-Za-z0-9]$/.test(char)) return char;
   const hex = toHex(new TextEncoder().encode(char));
   const escaped = hex.replace(/(..)/g, "%$1").replace(/[a-f]/g, (digit) => `[${digit}${digit.toUpperCase()}]`);
   return `(?:${escapeRegExp(char)}|${escaped}${char === " " ? "|\\+" : ""})`;
@@ -66,8 +65,7 @@ function percentAlternative(char: string): string {
 function listForms(value: string): Form[] {
   const bytes = new TextEncoder().encode(value);
   const forms: Form[] = [{ encoding: "plain", regex: new RegExp(escapeRegExp(value), "g") }];
-  if (/[^A-Za-z0-9]/.test(value))
-    forms.push({ encoding: "percent", regex: new RegExp([...value].map(percentAlternative).join(""), "g") });
+  forms.push({ encoding: "percent", regex: new RegExp([...value].map(percentAlternative).join(""), "g") });
   const cores = [...new Set(listBase64Cores(bytes))];
   for (const core of cores) forms.push({ encoding: "base64", regex: new RegExp(escapeRegExp(core), "g") });
   for (const core of cores.filter((c) => /[+/]/.test(c)))
