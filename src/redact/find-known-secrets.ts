@@ -58,7 +58,9 @@ function toHex(bytes: Uint8Array): string {
  */
 function percentAlternative(char: string): string {
   const hex = toHex(new TextEncoder().encode(char));
-  const escaped = hex.replace(/(..)/g, "%$1").replace(/[a-f]/g, (digit) => `[${digit}${digit.toUpperCase()}]`);
+  const escaped = hex
+    .replace(/(..)/g, "%$1")
+    .replace(/[a-f]/g, (digit) => `[${digit}${digit.toUpperCase()}]`);
   return `(?:${escapeRegExp(char)}|${escaped}${char === " " ? "|\\+" : ""})`;
 }
 
@@ -81,7 +83,8 @@ function listForms(value: string): Form[] {
 function listValues(secrets: readonly string[]): string[] {
   const values = new Set<string>();
   for (const secret of secrets)
-    for (const value of [secret, secret.trim()]) if (value.length >= MIN_KNOWN_SECRET_LENGTH) values.add(value);
+    for (const value of [secret, secret.trim()])
+      if (value.length >= MIN_KNOWN_SECRET_LENGTH) values.add(value);
   return [...values];
 }
 

@@ -12,7 +12,9 @@ export function redactJsonValue(value: unknown, knownSecrets: readonly string[])
       redactSecrets(key, knownSecrets),
       redactJsonValue(item, knownSecrets),
     ]);
-    const same = entries.every(([key, item]) => key in value && item === (value as Record<string, unknown>)[key]);
+    const same = entries.every(
+      ([key, item]) => key in value && item === (value as Record<string, unknown>)[key],
+    );
     return same ? value : Object.fromEntries(entries);
   }
   return value;

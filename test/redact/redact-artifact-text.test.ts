@@ -34,7 +34,9 @@ describe("redactArtifactText: artifacts stay readable after masking", () => {
       JSON.stringify({ text: "-----BEGIN RSA PRIVATE KEY-----\nMIIEow" }),
       JSON.stringify({ text: "the next message" }),
     ].join("\n");
-    const lines = redactArtifactText(text, []).split("\n").map((line) => JSON.parse(line) as { text: string });
+    const lines = redactArtifactText(text, [])
+      .split("\n")
+      .map((line) => JSON.parse(line) as { text: string });
     assert.deepEqual(
       lines.map((l) => l.text),
       [REDACTED, "the next message"],

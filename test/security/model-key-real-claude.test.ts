@@ -155,9 +155,16 @@ test(
     // Every file of every artifact: none carries the key in any form.
     const files = await listFiles(uploads);
     const names = files.map((file) => path.relative(uploads, file)).sort();
-    for (const expected of ["loom-bundle/loom-bundle.json", "loom-result/loom-result.json", "loom-transcript/transcript.jsonl"])
+    for (const expected of [
+      "loom-bundle/loom-bundle.json",
+      "loom-result/loom-result.json",
+      "loom-transcript/transcript.jsonl",
+    ])
       assert.ok(names.includes(expected), names.join(", "));
-    assert.ok(names.some((name) => name.startsWith("loom-heartbeat-")), names.join(", "));
+    assert.ok(
+      names.some((name) => name.startsWith("loom-heartbeat-")),
+      names.join(", "),
+    );
     for (const file of files) {
       const text = await readFile(file, "latin1");
       assert.equal(findLeak(text), undefined, `${path.relative(uploads, file)} leaks the key`);
@@ -167,7 +174,9 @@ test(
     for (const line of transcript.split("\n").filter((l) => l !== "")) JSON.parse(line);
     assert.match(transcript, /\[REDACTED\]/);
     const heartbeats = await Promise.all(
-      files.filter((f) => f.includes("loom-heartbeat-")).map(async (f) => JSON.parse(await readFile(f, "utf8")) as { activity: string | null }),
+      files
+        .filter((f) => f.includes("loom-heartbeat-"))
+        .map(async (f) => JSON.parse(await readFile(f, "utf8")) as { activity: string | null }),
     );
     assert.ok(
       heartbeats.some((h) => h.activity?.startsWith("Bash echo 'k=[REDACTED]") === true),

@@ -23,7 +23,9 @@ export async function findSecretsInCommits(
   range: { startSha: string; head: string },
   secrets: readonly string[],
 ): Promise<CommitSecret[]> {
-  const commits = (await readGit(cwd, ["rev-list", "--reverse", "--topo-order", range.head, `^${range.startSha}`]))
+  const commits = (
+    await readGit(cwd, ["rev-list", "--reverse", "--topo-order", range.head, `^${range.startSha}`])
+  )
     .split("\n")
     .filter((line) => line !== "");
   if (commits.length === 0 || secrets.length === 0) return [];
@@ -67,7 +69,16 @@ export async function findSecretsInCommits(
  * against nothing for a root commit), with their paths; submodule links are not objects here.
  */
 async function listNewEntries(cwd: string, commit: string): Promise<{ oid: string; path: string }[]> {
-  const out = await readGit(cwd, ["diff-tree", "-r", "-m", "--root", "--no-renames", "--no-commit-id", "-z", commit]);
+  const out = await readGit(cwd, [
+    "diff-tree",
+    "-r",
+    "-m",
+    "--root",
+    "--no-renames",
+    "--no-commit-id",
+    "-z",
+    commit,
+  ]);
   const fields = out.split("\0");
   const entries: { oid: string; path: string }[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {

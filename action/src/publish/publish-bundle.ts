@@ -214,9 +214,17 @@ function refuseCommitSecret(secret: CommitSecret): PublishRefusal {
     "the run job did not upload these commits; revoke and replace the secret, then retry the stage (the value is not shown)";
   switch (secret.where) {
     case "content":
-      return { rule: "secret", path: secret.path, detail: `${at} writes ${WHAT}${how} into ${secret.path ?? "a file"}; ${after}` };
+      return {
+        rule: "secret",
+        path: secret.path,
+        detail: `${at} writes ${WHAT}${how} into ${secret.path ?? "a file"}; ${after}`,
+      };
     case "path":
-      return { rule: "secret", path: "(a file name)", detail: `${at} adds a file whose name holds ${WHAT}${how}; ${after}` };
+      return {
+        rule: "secret",
+        path: "(a file name)",
+        detail: `${at} adds a file whose name holds ${WHAT}${how}; ${after}`,
+      };
     case "commit":
       return { rule: "secret", detail: `the message or author of ${at} holds ${WHAT}${how}; ${after}` };
   }

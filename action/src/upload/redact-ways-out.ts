@@ -40,7 +40,11 @@ export function redactWaysOut(deps: RunStageDeps): RunStageDeps {
         const text = decodeText(bytes);
         if (text === null) {
           if (findKnownSecrets(bytes.toString("latin1"), secrets).length === 0) kept.push(file);
-          else log("not uploaded: the file holds one of the job's secrets", { artifact: name, file: path.basename(file) });
+          else
+            log("not uploaded: the file holds one of the job's secrets", {
+              artifact: name,
+              file: path.basename(file),
+            });
           continue;
         }
         const redacted = redactArtifactText(text, secrets);

@@ -36,12 +36,19 @@ export async function uploadBundle(
   const secrets = await findSecretsInCommits(deps.workspace, { startSha, head }, deps.knownSecrets);
   if (secrets.length > 0)
     deps.log("the session's commits hold one of the job's secrets: they are not uploaded", {
-      found: secrets.map((s) => `${s.commit.slice(0, 12)} ${s.where}${s.path === undefined ? "" : ` ${s.path}`} (${s.encoding})`),
+      found: secrets.map(
+        (s) =>
+          `${s.commit.slice(0, 12)} ${s.where}${s.path === undefined ? "" : ` ${s.path}`} (${s.encoding})`,
+      ),
     });
   const bundle =
     secrets.length > 0
       ? { created: false as const }
-      : await createBundle(deps.workspace, { branch: inputs.branch, startSha, file: path.join(dir, BUNDLE_FILE) });
+      : await createBundle(deps.workspace, {
+          branch: inputs.branch,
+          startSha,
+          file: path.join(dir, BUNDLE_FILE),
+        });
   const manifest = BundleManifest.parse({
     version: 1,
     plan_id: inputs.plan_id,
