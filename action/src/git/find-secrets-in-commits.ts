@@ -1,11 +1,13 @@
 import type { CommitSecret } from "../../../src/artifacts/publish-result.ts";
 import { findKnownSecrets } from "../../../src/redact/find-known-secrets.ts";
 import { redactSecrets } from "../../../src/redact/redact-secrets.ts";
-import { readObjects } from "./read-objects.ts";
+import { readObjects, type GitObject } from "./read-objects.ts";
 import { readGit } from "./run-git.ts";
 
 const NO_OBJECT = /^0+$/;
 const GITLINK = "160000";
+
+const OBJECTS_PER_READ = 500;
 
 /** As many as the bundle manifest holds. */
 const MAX_FINDINGS = 100;
@@ -38,7 +40,7 @@ export async function findSecretsInCommits(
       if (found !== undefined) findings.push({ commit, where: "path", encoding: found.encoding });
     }
   }
-  for (const object of await readObjects(cwd, [...commits, ...blobs.keys()])) {
+  for await (const object of readInChunks(cwd, [...commits, ...blobs.keys()])) {
     const found = findKnownSecrets(object.content.toString("utf8"), secrets)[0];
     if (found === undefined) continue;
     const blob = blobs.get(object.oid);
@@ -62,6 +64,12 @@ export async function findSecretsInCommits(
       return true;
     })
     .slice(0, MAX_FINDINGS);
+}
+
+/** Objects read a few hundred at a time, so a session that commits a huge tree is not read at once. */
+async function* readInChunks(cwd: string, oids: readonly string[]): AsyncGenerator<GitObject> {
+  for (let at = 0; at < oids.length; at += OBJECTS_PER_READ)
+    yield* await readObjects(cwd, oids.slice(at, at + OBJECTS_PER_READ));
 }
 
 /**
