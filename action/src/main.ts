@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { listKnownSecretForms } from "../../src/redact/find-known-secrets.ts";
 import { redactSecrets } from "../../src/redact/redact-secrets.ts";
 import { abortOnSignals } from "./abort-on-signals.ts";
 import { readRepoConfig } from "./config/read-repo-config.ts";
@@ -86,6 +87,16 @@ export function splitEnv(env: Env, providerEnv: Env): { sessionEnv: Env; checkEn
   return { sessionEnv: { ...checkEnv, ...providerEnv }, checkEnv };
 }
 
+/**
+ * The runner masks these values in the job log (`::add-mask::`), also as the encodings loom looks
+ * for (base64 and base64url cores, percent, hex): a line printed before loom's own redaction is
+ * masked too.
+ */
+function maskInLog(secrets: readonly string[]): void {
+  for (const secret of secrets) core.setSecret(secret);
+  for (const form of listKnownSecretForms(secrets)) core.setSecret(form);
+}
+
 function readInputs(names: readonly string[]): Record<string, string> {
   return Object.fromEntries(names.map((name) => [name, core.getInput(name)]));
 }
@@ -120,7 +131,7 @@ async function runModeUntilCancelled(env: Env, signal: AbortSignal): Promise<voi
     env.ACTIONS_RUNTIME_TOKEN ?? "",
     env.ACTIONS_ID_TOKEN_REQUEST_TOKEN ?? "",
   ].filter((value) => value !== "");
-  for (const secret of knownSecrets) core.setSecret(secret);
+  maskInLog(knownSecrets);
   const parsed = RunStageInputs.safeParse(readInputs(RUN_INPUTS));
   if (!parsed.success) return core.setFailed(`loom: invalid inputs:\n${z.prettifyError(parsed.error)}`);
   const inputs = parsed.data;
@@ -206,13 +217,13 @@ function preflightMode(): void {
 
 async function publishMode(env: Env): Promise<void> {
   const githubToken = core.getInput("github_token");
-  if (githubToken !== "") core.setSecret(githubToken);
+  const knownSecrets = [githubToken, env.ACTIONS_RUNTIME_TOKEN ?? ""].filter((value) => value !== "");
+  maskInLog(knownSecrets);
   const parsed = PublishInputs.safeParse(readInputs(["plan_path", "plan_id", "stage_id", "branch"]));
   if (!parsed.success) return core.setFailed(`loom: invalid inputs:\n${z.prettifyError(parsed.error)}`);
   const inputs = parsed.data;
   const tempDir = path.join(env.RUNNER_TEMP ?? tmpdir(), `loom-publish-${inputs.stage_id}`);
   await mkdir(tempDir, { recursive: true });
-  const knownSecrets = [githubToken, env.ACTIONS_RUNTIME_TOKEN ?? ""].filter((value) => value !== "");
   const result = await runPublish({
     workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
     tempDir,

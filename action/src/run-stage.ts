@@ -23,11 +23,17 @@ import { runSessionSafely } from "./stage/run-session-safely.ts";
 import type { RunStageDeps, RunStageResult } from "./stage/run-stage-deps.ts";
 import { stoppedOutcome } from "./stage/stopped-outcome.ts";
 import type { PreviousSession } from "./upload/load-previous-session.ts";
+import { redactWaysOut } from "./upload/redact-ways-out.ts";
 
 export type { RunStageDeps, RunStageResult } from "./stage/run-stage-deps.ts";
 
-/** Runs one stage session end to end and writes, uploads and summarizes its `loom-result`. */
-export async function runStage(inputs: RunStageInputs, deps: RunStageDeps): Promise<RunStageResult> {
+/**
+ * Runs one stage session end to end and writes, uploads and summarizes its `loom-result`. Every
+ * way out (artifacts, the job summary, log lines) is redacted of the job's secrets, plain and
+ * encoded; commits holding one are not uploaded.
+ */
+export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps): Promise<RunStageResult> {
+  const deps = redactWaysOut(unguarded);
   const started = deps.now();
   const startSha = await readHead(deps.workspace);
   const loaded = await loadStage(inputs, deps);

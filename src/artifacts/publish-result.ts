@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { KNOWN_SECRET_ENCODINGS } from "../redact/find-known-secrets.ts";
 
 /**
  * The two artifacts between the stage workflow's jobs:
@@ -18,6 +19,20 @@ export const PUBLISH_RESULT_FILE = "loom-publish.json";
 
 const Sha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/);
 
+/**
+ * One of the run job's own secrets (the model key, a token it holds), plain or encoded, found in
+ * the session's commits. Never the value itself; a path is redacted before it is written here.
+ */
+export const CommitSecret = z.object({
+  commit: Sha,
+  /** In a file's content, in a file's name, or in the commit object itself (message, author). */
+  where: z.enum(["content", "path", "commit"]),
+  /** The file, for `content`. */
+  path: z.string().max(4096).optional(),
+  encoding: z.enum(KNOWN_SECRET_ENCODINGS),
+});
+export type CommitSecret = z.infer<typeof CommitSecret>;
+
 export const BundleManifest = z.object({
   version: z.literal(1),
   plan_id: z.string().min(1),
@@ -31,6 +46,11 @@ export const BundleManifest = z.object({
   head_sha: Sha,
   /** File name of the bundle inside the artifact; null when there is nothing to publish. */
   bundle: z.literal(BUNDLE_FILE).nullable(),
+  /**
+   * The run job's own secrets found in the session's commits. When there are any, the bundle was
+   * not uploaded (`bundle` is null) and the publish job refuses with rule `secret`.
+   */
+  secrets: z.array(CommitSecret).max(100).optional(),
 });
 export type BundleManifest = z.infer<typeof BundleManifest>;
 
@@ -55,7 +75,10 @@ export const PUBLISH_RULES = [
   "knowledge-rewrite",
   /** The session added, changed, renamed or deleted a plan file (`PLAN-*.md` in any folder, also `IN_PROGRESS-` and `DONE-`); no flag allows it. */
   "plan-change",
-  /** A secret in an added line, a changed path or a commit message. */
+  /**
+   * A secret in an added line, a changed path or a commit message; or one of the run job's own
+   * secrets (model key, tokens), plain or encoded, anywhere in the session's commits.
+   */
   "secret",
   /** Origin refused the push (e.g. the stage branch moved meanwhile). */
   "push-rejected",

@@ -1,3 +1,7 @@
+import { findKnownSecrets, type KnownSecretEncoding } from "./find-known-secrets.ts";
+
+export { MIN_KNOWN_SECRET_LENGTH } from "./find-known-secrets.ts";
+
 /**
  * Secret redaction for every way out (logs, comments, check runs, artifacts, commits) and the
  * secret scan of the publish job. Token lengths are never assumed: installation tokens are moving
@@ -16,6 +20,10 @@ export const SECRET_KINDS = [
   "bearer-token",
   "npm-token",
   "slack-token",
+  "openai-key",
+  "google-key",
+  "stripe-key",
+  "gitlab-token",
 ] as const;
 export type SecretKind = (typeof SECRET_KINDS)[number];
 
@@ -28,12 +36,11 @@ export type SecretFinding = {
   /** 1-based line and column of the first character. */
   line: number;
   column: number;
+  /** For a `known-secret`: how the value was written (plain, base64, hex…). */
+  encoding?: KnownSecretEncoding;
 };
 
 export const REDACTED = "[REDACTED]";
-
-/** Known secret values shorter than this are not replaced (they would shred ordinary text). */
-export const MIN_KNOWN_SECRET_LENGTH = 6;
 
 type Pattern = { kind: SecretKind; regex: RegExp; group?: number };
 
@@ -42,9 +49,11 @@ const base64url = "[A-Za-z0-9_-]";
 
 /** Ordered: earlier patterns win where matches overlap at the same start. */
 const PATTERNS: readonly Pattern[] = [
+  // PEM (RSA, EC, OpenSSH, PKCS#8, encrypted) and OpenPGP armour (`PRIVATE KEY BLOCK`).
   {
     kind: "private-key",
-    regex: /-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY-----|[\s\S]*$)/g,
+    regex:
+      /-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*$)/g,
   },
   // ghp_ gho_ ghu_ ghs_ ghr_: the new `ghs_<appid>_<jwt>` format, the classic one (36+ letters
   // and digits), and any other long run with a digit and a capital. Identifiers such as
@@ -63,6 +72,25 @@ const PATTERNS: readonly Pattern[] = [
   },
   { kind: "github-pat", regex: new RegExp(`${before}github_pat_[A-Za-z0-9]{20,}_[A-Za-z0-9]{40,}`, "g") },
   { kind: "anthropic-key", regex: new RegExp(`${before}sk-ant-${base64url}{32,}`, "g") },
+  // OpenAI: project, service-account and admin keys; the older `sk-` keys (48 characters, most
+  // holding `T3BlbkFJ`, base64 of "OpenAI").
+  { kind: "openai-key", regex: new RegExp(`${before}sk-(?:proj|svcacct|admin)-${base64url}{20,}`, "g") },
+  { kind: "openai-key", regex: new RegExp(`${before}sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20,}`, "g") },
+  { kind: "openai-key", regex: new RegExp(`${before}sk-[A-Za-z0-9]{48}(?![A-Za-z0-9])`, "g") },
+  // Google: API keys, OAuth client secrets, access and refresh tokens.
+  { kind: "google-key", regex: new RegExp(`${before}AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])`, "g") },
+  { kind: "google-key", regex: new RegExp(`${before}GOCSPX-${base64url}{24,}`, "g") },
+  { kind: "google-key", regex: new RegExp(`${before}ya29\\.${base64url}{20,}`, "g") },
+  { kind: "google-key", regex: new RegExp(`${before}1//0${base64url}{40,}`, "g") },
+  // Stripe: secret and restricted keys (live and test), webhook signing secrets.
+  { kind: "stripe-key", regex: new RegExp(`${before}(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}`, "g") },
+  { kind: "stripe-key", regex: new RegExp(`${before}whsec_[0-9A-Za-z+/=]{24,}`, "g") },
+  // GitLab: personal, deploy, runner, trigger, CI job, OAuth, feed… tokens; runner registration.
+  {
+    kind: "gitlab-token",
+    regex: new RegExp(`${before}gl(?:pat|dt|rt|ptt|cbt|oas|soat|ffct|imt|agent|ft)-[0-9A-Za-z_.-]{20,}`, "g"),
+  },
+  { kind: "gitlab-token", regex: new RegExp(`${before}GR1348941${base64url}{20,}`, "g") },
   {
     kind: "aws-access-key",
     regex: /(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[A-Z0-9]{16}(?![A-Z0-9])/g,
@@ -77,7 +105,22 @@ const PATTERNS: readonly Pattern[] = [
     regex: new RegExp(`${before}eyJ${base64url}{8,}\\.eyJ${base64url}{8,}\\.${base64url}*`, "g"),
   },
   { kind: "npm-token", regex: new RegExp(`${before}npm_[A-Za-z0-9]{36,}(?![A-Za-z0-9])`, "g") },
-  { kind: "slack-token", regex: new RegExp(`${before}xox[abprs]-[A-Za-z0-9-]{10,}`, "g") },
+  // Registry credentials in .npmrc (`//registry.npmjs.org/:_authToken=…`, `:_auth=`, `:_password=`),
+  // but not `${NPM_TOKEN}` references. Only after the registry's colon: `this._auth = x` is code.
+  {
+    kind: "npm-token",
+    regex: /(?<=:)_(?:authToken|auth|password)\s*=\s*["']?((?!\$\{)[^\s"']{8,})/g,
+    group: 1,
+  },
+  // Slack: bot, user, app-level, configuration and refresh tokens; incoming webhook URLs.
+  {
+    kind: "slack-token",
+    regex: new RegExp(`${before}(?:xox[abcprs]|xoxe(?:\\.xox[bp])?|xapp)-[A-Za-z0-9-]{10,}`, "g"),
+  },
+  {
+    kind: "slack-token",
+    regex: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9+/_-]{20,}/g,
+  },
   // A token after "Bearer": at least 16 characters with a digit or capital, so prose passes.
   {
     kind: "bearer-token",
@@ -86,21 +129,15 @@ const PATTERNS: readonly Pattern[] = [
   },
 ];
 
-type Span = { kind: SecretKind; start: number; end: number };
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
+type Span = { kind: SecretKind; start: number; end: number; encoding?: KnownSecretEncoding };
 
 function findKnownSpans(text: string, knownSecrets: readonly string[]): Span[] {
-  const spans: Span[] = [];
-  const values = [...new Set(knownSecrets)].filter((value) => value.length >= MIN_KNOWN_SECRET_LENGTH);
-  for (const value of values) {
-    for (const match of text.matchAll(new RegExp(escapeRegExp(value), "g"))) {
-      spans.push({ kind: "known-secret", start: match.index, end: match.index + value.length });
-    }
-  }
-  return spans;
+  return findKnownSecrets(text, knownSecrets).map(({ encoding, start, end }) => ({
+    kind: "known-secret",
+    start,
+    end,
+    encoding,
+  }));
 }
 
 function findPatternSpans(text: string): Span[] {
@@ -157,5 +194,6 @@ export function findSecrets(text: string, knownSecrets: readonly string[] = []):
     index: span.start,
     length: span.end - span.start,
     ...locate(text, span.start),
+    ...(span.encoding === undefined ? {} : { encoding: span.encoding }),
   }));
 }

@@ -381,6 +381,48 @@ describe("publish: secrets", () => {
     assert.match(result.refusals[0]?.detail ?? "", /known-secret/);
   });
 
+  it("refuses a value the job knows to be secret written base64-encoded inside a longer stream", async () => {
+    const f = setUp();
+    const secret = "job+token/value=1";
+    f.commit("Data", { "data.b64": `${Buffer.from(`xy${secret}tail`).toString("base64")}\n` });
+    f.bundle();
+    const result = await runPublish({
+      workspace: f.workspace,
+      tempDir: f.tempDir,
+      inputs,
+      knownSecrets: [secret],
+      deps: f.deps,
+    });
+    assertRefused(f, result, "secret", "data.b64");
+  });
+
+  it("refuses commits the run job kept back for holding its own secret, naming the commit and file, never the value", async () => {
+    const f = setUp();
+    const sha = f.commit("Data", { "blob.b64": "(the run job found its model key here)\n" });
+    // The run job uploads no bundle then: only the manifest saying where the key was.
+    f.bundle([`refs/heads/${BRANCH}`], {
+      bundle: null,
+      secrets: [
+        { commit: sha, where: "content", path: "blob.b64", encoding: "base64" },
+        { commit: sha, where: "commit", encoding: "hex" },
+      ],
+    });
+    const result = await publish(f);
+    assertRefused(f, result, "secret", "blob.b64");
+    assert.deepEqual(
+      result.refusals.map((r) => [r.rule, r.path]),
+      [
+        ["secret", "blob.b64"],
+        ["secret", undefined],
+      ],
+    );
+    assert.match(
+      result.refusals[0]?.detail ?? "",
+      new RegExp(`commit ${sha.slice(0, 12)} writes .*model key.* base64-encoded into blob\\.b64`),
+    );
+    assert.match(result.refusals[1]?.detail ?? "", /message or author of commit/);
+  });
+
   it("refuses a token inside a binary file", async () => {
     const f = setUp();
     f.commit("Data", { "data/cache.bin": `\u0000\u0001binary\u0000${canary()}\u0000\n` });

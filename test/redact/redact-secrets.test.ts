@@ -76,7 +76,37 @@ const cases: { name: string; secret: string; kind: SecretKind; around?: [string,
     around: ["Authorization: Bearer ", "\r\n"],
   },
   { name: "npm token", secret: `npm_${filler(36)}`, kind: "npm-token" },
+  {
+    name: "npm registry token in .npmrc",
+    secret: `${filler(8)}-${filler(4)}-${filler(12)}`,
+    kind: "npm-token",
+    around: ["//registry.npmjs.org/:_authToken=", "\n"],
+  },
   { name: "Slack bot token", secret: `xoxb-1234567890-${filler(24)}`, kind: "slack-token" },
+  { name: "Slack refresh token", secret: `xoxe.xoxp-1-${filler(40)}`, kind: "slack-token" },
+  { name: "Slack app-level token", secret: `xapp-1-A0${filler(12)}-${filler(30)}`, kind: "slack-token" },
+  {
+    name: "Slack incoming webhook URL",
+    secret: `https://hooks.slack.com/services/T0${filler(8)}/B0${filler(8)}/${filler(24)}`,
+    kind: "slack-token",
+  },
+  {
+    name: "OpenPGP private key block",
+    secret: `-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n${filler(64)}\n=${filler(4)}\n-----END PGP PRIVATE KEY BLOCK-----`,
+    kind: "private-key",
+  },
+  { name: "OpenAI project key", secret: `sk-proj-${b64url(120)}`, kind: "openai-key" },
+  { name: "OpenAI service account key", secret: `sk-svcacct-${b64url(60)}`, kind: "openai-key" },
+  { name: "OpenAI legacy key", secret: `sk-${filler(20)}T3BlbkFJ${filler(20)}`, kind: "openai-key" },
+  { name: "Google API key", secret: `AIza${b64url(35)}`, kind: "google-key" },
+  { name: "Google OAuth client secret", secret: `GOCSPX-${b64url(28)}`, kind: "google-key" },
+  { name: "Google OAuth access token", secret: `ya29.${b64url(100)}`, kind: "google-key" },
+  { name: "Stripe live secret key", secret: `sk_live_${filler(24)}`, kind: "stripe-key" },
+  { name: "Stripe restricted test key", secret: `rk_test_${filler(99)}`, kind: "stripe-key" },
+  { name: "Stripe webhook signing secret", secret: `whsec_${filler(32)}`, kind: "stripe-key" },
+  { name: "GitLab personal access token", secret: `glpat-${b64url(20)}`, kind: "gitlab-token" },
+  { name: "GitLab runner token", secret: `glrt-${b64url(20)}.01.${b64url(9)}`, kind: "gitlab-token" },
+  { name: "GitLab runner registration token", secret: `GR1348941${b64url(20)}`, kind: "gitlab-token" },
 ];
 
 describe("redactSecrets: token patterns, case by case", () => {
@@ -146,6 +176,12 @@ describe("redactSecrets: ordinary text passes unchanged", () => {
     "the ghs_installation_token_format_changed and ghp_token_placeholder_value_for_docs",
     "github_pat_prefix_is_documented_here",
     "set ANTHROPIC_API_KEY=sk-ant-your-key-here",
+    "-----BEGIN PGP PUBLIC KEY BLOCK-----",
+    "//registry.npmjs.org/:_authToken=${NPM_TOKEN}",
+    "this._auth = options.authentication;",
+    "Stripe keys start sk_live_ or sk_test_; OpenAI project keys start sk-proj-",
+    "Google API keys start AIza, GitLab tokens glpat-, Slack tokens xoxb-",
+    "const risk_level_test_data = load();",
   ];
   for (const text of harmless) {
     it(`keeps: ${text}`, () => {

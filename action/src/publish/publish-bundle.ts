@@ -4,6 +4,7 @@ import { join } from "node:path";
 import {
   BUNDLE_ARTIFACT,
   BundleManifest,
+  type CommitSecret,
   type PublishRefusal,
   type PublishResult,
   type PublishRule,
@@ -91,6 +92,9 @@ export async function publishBundle(input: PublishBundleInput): Promise<PublishR
   ) {
     return refuse("bundle-invalid", `the bundle is for ${manifest.branch}, not ${inputs.branch}`);
   }
+  // The run job found its own secrets in the commits and kept them in the job: nothing to push.
+  if (manifest.secrets !== undefined && manifest.secrets.length > 0)
+    return { ...result, head_sha: manifest.head_sha, refusals: manifest.secrets.map(refuseCommitSecret) };
 
   const fetched = await runGit(cwd, [
     "fetch",
@@ -199,6 +203,31 @@ async function addLearnings(input: PublishBundleInput, tip: string): Promise<str
     `committed ${commit.paths.length} learning(s) in ${commit.sha.slice(0, 12)}: ${commit.paths.join(", ")}`,
   );
   return commit.sha;
+}
+
+const WHAT = "one of the run job's secrets (the model key or a token it holds)";
+
+function refuseCommitSecret(secret: CommitSecret): PublishRefusal {
+  const at = `commit ${secret.commit.slice(0, 12)}`;
+  const how = secret.encoding === "plain" ? "" : ` ${secret.encoding}-encoded`;
+  const after =
+    "the run job did not upload these commits; revoke and replace the secret, then retry the stage (the value is not shown)";
+  switch (secret.where) {
+    case "content":
+      return {
+        rule: "secret",
+        path: secret.path,
+        detail: `${at} writes ${WHAT}${how} into ${secret.path ?? "a file"}; ${after}`,
+      };
+    case "path":
+      return {
+        rule: "secret",
+        path: "(a file name)",
+        detail: `${at} adds a file whose name holds ${WHAT}${how}; ${after}`,
+      };
+    case "commit":
+      return { rule: "secret", detail: `the message or author of ${at} holds ${WHAT}${how}; ${after}` };
+  }
 }
 
 function parseManifest(text: string): BundleManifest | null {

@@ -7,23 +7,48 @@ import {
   BundleManifest,
 } from "../../../src/artifacts/publish-result.ts";
 import { createBundle } from "../git/create-bundle.ts";
+import { findSecretsInCommits } from "../git/find-secrets-in-commits.ts";
 import type { RunStageInputs } from "../run-stage-inputs.ts";
 import type { UploadArtifact } from "./artifact-port.ts";
 
-/** The session's commits since `startSha` as a git bundle with its manifest, for the publish job. */
+type BundleDeps = {
+  workspace: string;
+  tempDir: string;
+  knownSecrets: readonly string[];
+  uploadArtifact: UploadArtifact;
+  log: (message: string, data?: Record<string, unknown>) => void;
+};
+
+/**
+ * The session's commits since `startSha` as a git bundle with its manifest, for the publish job.
+ * Commits holding one of the job's own secrets (plain or encoded) never leave the job: the
+ * manifest names where they are (commit, file, encoding; not the value) and carries no bundle,
+ * and the publish job refuses with a stage error.
+ */
 export async function uploadBundle(
   inputs: RunStageInputs,
-  deps: { workspace: string; tempDir: string; uploadArtifact: UploadArtifact },
+  deps: BundleDeps,
   startSha: string,
   head: string,
 ): Promise<void> {
   const dir = path.join(deps.tempDir, "bundle");
   await mkdir(dir, { recursive: true });
-  const bundle = await createBundle(deps.workspace, {
-    branch: inputs.branch,
-    startSha,
-    file: path.join(dir, BUNDLE_FILE),
-  });
+  const secrets = await findSecretsInCommits(deps.workspace, { startSha, head }, deps.knownSecrets);
+  if (secrets.length > 0)
+    deps.log("the session's commits hold one of the job's secrets: they are not uploaded", {
+      found: secrets.map(
+        (s) =>
+          `${s.commit.slice(0, 12)} ${s.where}${s.path === undefined ? "" : ` ${s.path}`} (${s.encoding})`,
+      ),
+    });
+  const bundle =
+    secrets.length > 0
+      ? { created: false as const }
+      : await createBundle(deps.workspace, {
+          branch: inputs.branch,
+          startSha,
+          file: path.join(dir, BUNDLE_FILE),
+        });
   const manifest = BundleManifest.parse({
     version: 1,
     plan_id: inputs.plan_id,
@@ -33,6 +58,7 @@ export async function uploadBundle(
     base_sha: startSha,
     head_sha: head,
     bundle: bundle.created ? BUNDLE_FILE : null,
+    ...(secrets.length > 0 ? { secrets } : {}),
   });
   const manifestFile = path.join(dir, BUNDLE_MANIFEST_FILE);
   await writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
