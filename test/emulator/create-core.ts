@@ -200,7 +200,8 @@ export function createCore(input: {
       });
       const headBranch =
         state.pulls.find(
-          (p) => p.repo === repo.fullName && p.headRepo === repo.fullName && pulls.some((j) => j["id"] === p.id),
+          (p) =>
+            p.repo === repo.fullName && p.headRepo === repo.fullName && pulls.some((j) => j["id"] === p.id),
         )?.headRef ?? null;
       suite.updatedAt = now();
       return core.emit(repo, "check_suite", "rerequested", sender, {

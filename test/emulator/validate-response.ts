@@ -23,7 +23,10 @@ const DOCUMENT = fileURLToPath(
 );
 type Description = {
   paths: Record<string, Record<string, { responses?: Responses }>>;
-  "x-webhooks": Record<string, { post?: { requestBody?: { content?: Record<string, { schema?: Schema }> } } }>;
+  "x-webhooks": Record<
+    string,
+    { post?: { requestBody?: { content?: Record<string, { schema?: Schema }> } } }
+  >;
 };
 let description: Description | undefined;
 
@@ -44,7 +47,8 @@ function loadPaths(): Description["paths"] {
  */
 export function validateWebhook(event: string, action: string, payload: unknown): string[] {
   const name = `${event}-${action}`.replaceAll("_", "-");
-  const schema = loadDescription()["x-webhooks"][name]?.post?.requestBody?.content?.["application/json"]?.schema;
+  const schema =
+    loadDescription()["x-webhooks"][name]?.post?.requestBody?.content?.["application/json"]?.schema;
   if (!schema) throw new Error(`GitHub's description has no webhook ${name}`);
   const key = `webhook ${name}`;
   let validate = validators.get(key);

@@ -150,7 +150,10 @@ describe("webhooks the emulator sends", () => {
     assert.equal(suite.app.slug, "loom");
     assert.equal((payload["sender"] as { login: string }).login, "alice");
     for (const received of receiver.received.filter((r) => r.event === "check_run"))
-      assert.deepEqual(validateWebhook("check_run", String(received.payload["action"]), received.payload), []);
+      assert.deepEqual(
+        validateWebhook("check_run", String(received.payload["action"]), received.payload),
+        [],
+      );
   });
 });
 
