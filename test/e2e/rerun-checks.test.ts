@@ -55,7 +55,8 @@ describe("GitHub's Re-run and Re-run failed checks run a failed stage again", { 
     await e2e
       .waitFor(
         "the plan's check run to succeed",
-        async () => (await e2e.checkRuns(pull)).find((r) => r.name === PLAN_CHECK && r.conclusion === "success"),
+        async () =>
+          (await e2e.checkRuns(pull)).find((r) => r.name === PLAN_CHECK && r.conclusion === "success"),
         90_000,
       )
       .catch((error: unknown) => error);
