@@ -51,7 +51,7 @@ describe(
      * A stage's newest check run on any head: finished stages keep theirs on the head they finished
      * on; running ones and those that need a person move to the newest head.
      */
-    const checkRun = async (id: string): Promise<CheckRunRecord | undefined> =>
+    const checkRun = (id: string): CheckRunRecord | undefined =>
       e2e.emulator.state.checkRuns
         .filter((r) => r.app === BOT && r.name === `loom: ${id}`)
         .reduce<CheckRunRecord | undefined>(
@@ -97,7 +97,7 @@ describe(
       await e2e.waitFor("after, the dependent of the skipped stage, to start", () =>
         stagesDispatched().includes("after"),
       );
-      heldWhileBlocked = await checkRun("held");
+      heldWhileBlocked = checkRun("held");
       await e2e.waitFor("after to be merged", () => merged("after"), 90_000);
       dispatchedWhileBlocked = stagesDispatched();
       await alice.comment(pull.number, "/loom unblock held");
@@ -127,7 +127,7 @@ describe(
       assert.match(replies["help"]?.body ?? "", /- PLAN-steer: `slow`, `held`, `dropped`, `after`/);
     });
 
-    it("cancels the running session on GitHub; its check run fails, says who cancelled it and offers Retry", async () => {
+    it("cancels the running session on GitHub; its check run fails, says who cancelled it and offers Retry", () => {
       const run = e2e.emulator.state.runs.find((r) => r.id === slowRun?.id);
       assert.equal(run?.conclusion, "cancelled", e2e.describe());
       assert.ok(
@@ -136,7 +136,7 @@ describe(
             r.operationId === "actions/cancel-workflow-run" && r.path.endsWith(`/runs/${run?.id}/cancel`),
         ),
       );
-      const check = await checkRun("slow");
+      const check = checkRun("slow");
       assert.equal(check?.conclusion, "failure");
       assert.match(check?.output.summary ?? "", /cancelled by @(&#8203;)?alice/);
       assert.deepEqual(
@@ -148,7 +148,7 @@ describe(
 
     it("never dispatches the skipped stage; its check run ends skipped and its dependent runs", async () => {
       assert.ok(!stagesDispatched().includes("dropped"));
-      const dropped = await checkRun("dropped");
+      const dropped = checkRun("dropped");
       assert.equal(dropped?.conclusion, "skipped");
       assert.deepEqual(dropped?.actions, [], "nothing left to press on a skipped stage");
       assert.equal(await e2e.readFile(pull.headRef, "after.txt"), "after\n");

@@ -646,7 +646,10 @@ test("re-running the check suite retries every failed stage, leaves those a pers
   rerun(10);
   const [nothing] = story.of("reply");
   assert.equal(nothing?.reaction, "-1");
-  assert.match(nothing?.body ?? "", /Nothing of PLAN-demo to re-run: no stage has failed\. Stopped by a person: `b`/);
+  assert.match(
+    nothing?.body ?? "",
+    /Nothing of PLAN-demo to re-run: no stage has failed\. Stopped by a person: `b`/,
+  );
   assert.equal(nothing?.key, `${KEY}:@reply:check-suite-rerequest-10:retry:`);
   assert.deepEqual(story.dispatched(), []);
 });
