@@ -1,6 +1,7 @@
 import type { InboxDelivery } from "../store/store.ts";
 import type { EngineDeps } from "./engine-deps.ts";
 import { onCheckRun } from "./on-check-run.ts";
+import { onCheckSuite } from "./on-check-suite.ts";
 import { onIssueComment } from "./on-issue-comment.ts";
 import { onPullRequest } from "./on-pull-request.ts";
 import { onWorkflowRun } from "./on-workflow-run.ts";
@@ -51,6 +52,8 @@ export function routeDelivery(deps: EngineDeps, delivery: InboxDelivery): Promis
       return onIssueComment(deps, delivery.payload);
     case "check_run":
       return onCheckRun(deps, delivery.payload);
+    case "check_suite":
+      return onCheckSuite(deps, delivery.payload);
     case "workflow_run":
       return onWorkflowRun(deps, delivery.payload);
     default:

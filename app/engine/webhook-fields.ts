@@ -72,6 +72,20 @@ export const CheckRunDelivery = Envelope.extend({
 });
 export type CheckRunDelivery = z.infer<typeof CheckRunDelivery>;
 
+/**
+ * "Re-run all checks" / "Re-run failed checks" (GitHub sends `check_suite.rerequested` only to
+ * the App that owns the suite). `pull_requests` is empty and `head_branch` null when the head is
+ * in a fork.
+ */
+export const CheckSuiteDelivery = Envelope.extend({
+  check_suite: z.object({
+    id: z.number().int(),
+    head_sha: z.string(),
+    pull_requests: z.array(z.object({ number: z.number().int() })).default([]),
+  }),
+});
+export type CheckSuiteDelivery = z.infer<typeof CheckSuiteDelivery>;
+
 export const WorkflowRunDelivery = Envelope.extend({
   // Who and what started the run: a run found by its title must be loom's own dispatch.
   workflow_run: RunIdentity.extend({

@@ -12,6 +12,7 @@ export const RECORDED_EVENTS = [
   "issue_comment.created",
   "check_run.requested_action",
   "check_run.rerequested",
+  "check_suite.rerequested",
   "workflow_run.in_progress",
   "workflow_run.completed",
 ] as const;

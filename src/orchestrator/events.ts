@@ -104,7 +104,9 @@ export type CommandName = (typeof COMMAND_NAMES)[number];
 export type CommandSource =
   | { kind: "comment"; commentId: number }
   | { kind: "check-run-button"; checkRunId: number }
-  | { kind: "check-run-rerequest"; checkRunId: number };
+  | { kind: "check-run-rerequest"; checkRunId: number }
+  /** "Re-run all checks" / "Re-run failed checks" on the pull request: the whole check suite. */
+  | { kind: "check-suite-rerequest"; checkSuiteId: number };
 
 export type Heartbeat = {
   timestamp: number;
@@ -177,6 +179,10 @@ export type OrchestratorEvent =
       type: "command.received";
       at: number;
       command: CommandName;
+      /**
+       * The stage. A `retry` without one (only from a check suite's re-run, never parsed from a
+       * comment) re-runs every stage that failed (see `retryFailedStages`).
+       */
       stageId?: string;
       sender: string;
       source: CommandSource;

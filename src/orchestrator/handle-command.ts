@@ -3,7 +3,14 @@ import type { OrchestratorEvent } from "./events.ts";
 import type { StepContext } from "./step-context.ts";
 import { emit, getKeyPrefix } from "./step-context.ts";
 import type { ActionResult } from "./stage-actions.ts";
-import { blockStage, cancelStage, retryStage, skipStage, unblockStage } from "./stage-actions.ts";
+import {
+  blockStage,
+  cancelStage,
+  isRerunnable,
+  retryStage,
+  skipStage,
+  unblockStage,
+} from "./stage-actions.ts";
 import { summarizeStatus } from "./summarize-status.ts";
 import { getPlanBudget, getPlanSpend } from "./forecast-spend.ts";
 
@@ -13,7 +20,11 @@ type CommandEvent = Extract<OrchestratorEvent, { type: "command.received" }>;
 function reply(ctx: StepContext, event: CommandEvent, ok: boolean, body: string | null): void {
   const { source } = event;
   const origin =
-    source.kind === "comment" ? `comment-${source.commentId}` : `${source.kind}-${source.checkRunId}`;
+    source.kind === "comment"
+      ? `comment-${source.commentId}`
+      : source.kind === "check-suite-rerequest"
+        ? `${source.kind}-${source.checkSuiteId}`
+        : `${source.kind}-${source.checkRunId}`;
   emit(ctx, {
     type: "reply",
     key: `${getKeyPrefix(ctx.state)}:@reply:${origin}:${event.command}:${event.stageId ?? ""}`,
@@ -53,6 +64,11 @@ export function handleCommand(ctx: StepContext, event: CommandEvent): void {
       raiseBudget(ctx, event, who);
       return;
     case "retry":
+      if (event.stageId === undefined && event.source.kind === "check-suite-rerequest") {
+        rerunFailedStages(ctx, event, who);
+        return;
+      }
+      break;
     case "skip":
     case "block":
     case "unblock":
@@ -92,6 +108,30 @@ export function handleCommand(ctx: StepContext, event: CommandEvent): void {
     result.ok,
     result.ok ? null : `loom could not ${event.command} \`${stage.id}\`: ${result.reason}`,
   );
+}
+
+/**
+ * "Re-run all checks" / "Re-run failed checks" on the pull request: every stage that failed runs
+ * again, as `/loom retry <stage>` would run it. Stages a person stopped (`/loom block`, Cancel, a
+ * label) stay as they are: their own check run's Re-run or `/loom retry` brings them back.
+ */
+function rerunFailedStages(ctx: StepContext, event: CommandEvent, who: string): void {
+  const { state } = ctx;
+  const live = state.order.flatMap((id) => {
+    const stage = state.stages[id];
+    return stage && !stage.removed ? [stage] : [];
+  });
+  const rerun = live.filter((stage) => isRerunnable(stage) && retryStage(ctx, stage, who).ok);
+  if (rerun.length > 0) {
+    reply(ctx, event, true, null);
+    return;
+  }
+  const held = live.filter((stage) => stage.status === "blocked" && stage.blockedBy !== null);
+  const hint =
+    held.length === 0
+      ? ""
+      : ` Stopped by a person: ${held.map((s) => `\`${s.id}\``).join(", ")}; \`/loom retry <stage>\` or that stage's own Re-run runs one again.`;
+  reply(ctx, event, false, `Nothing of ${state.plan.id} to re-run: no stage has failed.${hint}`);
 }
 
 /** `/loom budget +<usd>`: the plan's budget grows by the amount; the scheduler starts what now fits. */

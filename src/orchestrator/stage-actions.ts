@@ -120,6 +120,30 @@ export function retryStage(ctx: StepContext, stage: StageState, who: string): Ac
   }
 }
 
+/**
+ * Whether a check suite's re-run takes this stage up: it failed (acceptance, merge, retries used
+ * up) and no person stopped it on purpose (blocked by a command, a cancel or a label).
+ */
+export function isRerunnable(stage: StageState): boolean {
+  switch (stage.status) {
+    case "completed-with-failures":
+    case "needs-human-review":
+    case "merge-blocked":
+      return true;
+    case "merge-conflict":
+      return findActiveSession(stage) === undefined;
+    case "blocked":
+      return stage.blockedBy === null || stage.blockedBy === "retries" || stage.blockedBy === "merge";
+    case "waiting-for-deps":
+    case "queued":
+    case "executing":
+    case "needs-handoff":
+    case "completed":
+    case "skipped":
+      return false;
+  }
+}
+
 export function cancelStage(ctx: StepContext, stage: StageState, who: string): ActionResult {
   if (stage.status === "blocked" && stage.retryAt !== null) {
     stage.retryAt = null;

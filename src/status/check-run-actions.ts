@@ -14,7 +14,12 @@ const ACTIONS: Record<ActionIdentifier, CheckRunAction> = {
   approve: { label: "Approve", description: "Let this head SHA run loom", identifier: "approve" },
 };
 
-/** The buttons that fit a stage's state (at most 3). */
+/**
+ * The buttons that fit a stage's state (at most 3), each one a command the stage accepts now:
+ * Skip until it is done; Cancel while a session runs or a retry is pending; Retry once it failed.
+ * A stage blocked by a label offers no Retry (removing the label unblocks it); a skipped stage
+ * stays skipped.
+ */
 export function getStageActions(stage: StageState): CheckRunAction[] {
   switch (stage.status) {
     case "waiting-for-deps":
@@ -25,12 +30,14 @@ export function getStageActions(stage: StageState): CheckRunAction[] {
     case "merge-conflict":
       return [ACTIONS.cancel, ACTIONS.skip];
     case "blocked":
+      if (stage.blockedBy === "label") return [ACTIONS.skip];
+      if (stage.retryAt !== null) return [ACTIONS.retry, ACTIONS.cancel, ACTIONS.skip];
+      return [ACTIONS.retry, ACTIONS.skip];
     case "completed-with-failures":
     case "merge-blocked":
     case "needs-human-review":
       return [ACTIONS.retry, ACTIONS.skip];
     case "skipped":
-      return [ACTIONS.retry];
     case "completed":
       return [];
   }

@@ -23,11 +23,16 @@ test("a webhook is only recorded, once per delivery id, before any work or API c
     ),
   );
   await h.probot.receive(delivery("check_suite", { action: "requested" }, "d-3"));
+  // "Re-run all checks" / "Re-run failed checks": loom's failed stages run again.
+  await h.probot.receive(delivery("check_suite", { action: "rerequested" }, "d-4"));
   assert.equal(h.gh.requests.length, 0, "nothing is read from GitHub while answering");
   const claimed = await h.store.claimDeliveries("inspector", 10, 60_000, Date.now());
   assert.deepEqual(
     claimed.map((d) => [d.id, d.name]),
-    [["d-1", "pull_request"]],
+    [
+      ["d-1", "pull_request"],
+      ["d-4", "check_suite"],
+    ],
     "the duplicate, a comment without a command and an event loom does not use are not stored",
   );
   await h.finish();

@@ -56,6 +56,22 @@ export function resolveConflict(file: string, content: string): StageScript {
   ];
 }
 
+/** A session that stays busy for `seconds` (one Bash `sleep`): long enough to be cancelled mid-run. */
+export function stayBusy(seconds: number): StageScript {
+  return () => [
+    {
+      blocks: [
+        {
+          type: "tool_use",
+          name: "Bash",
+          input: { command: `sleep ${seconds}`, description: "Wait", timeout: (seconds + 60) * 1000 },
+        },
+      ],
+    },
+    done,
+  ];
+}
+
 /** Chains scripts in one session. */
 export function inSequence(...scripts: StageScript[]): StageScript {
   return (job) => {

@@ -22,10 +22,29 @@ export function buildWebhookPayload(
     repository: repoJson(ctx, repo),
     installation: { id: repo.installationId, node_id: `I_${repo.installationId}` },
     sender: userJson(ctx, sender),
-    organization: { login: repo.owner, id: 1, node_id: "O_1", url: `${ctx.url}/orgs/${repo.owner}` },
+    organization: organizationJson(ctx, repo.owner),
   });
   // Records replace the example's objects wholesale, so no stale example field survives inside them.
   const payload: Json = { ...merged, ...override };
   if (action !== null) payload["action"] = action;
   return payload;
+}
+
+/** The repository's owner as an organization (`organization-simple-webhooks`). */
+function organizationJson(ctx: JsonContext, login: string): Json {
+  const url = `${ctx.url}/orgs/${login}`;
+  return {
+    login,
+    id: 1,
+    node_id: "O_1",
+    url,
+    repos_url: `${url}/repos`,
+    events_url: `${url}/events`,
+    hooks_url: `${url}/hooks`,
+    issues_url: `${url}/issues`,
+    members_url: `${url}/members{/member}`,
+    public_members_url: `${url}/public_members{/member}`,
+    avatar_url: "https://avatars.githubusercontent.com/u/1?v=4",
+    description: null,
+  };
 }

@@ -1,5 +1,6 @@
 import type { CheckRunAction, CheckRunRecord } from "./emulator-state.ts";
 import { takeId } from "./emulator-state.ts";
+import { findOrCreateCheckSuite } from "./check-suites.ts";
 import { fail, notFound, ok, paginate, readString, type RouteRequest, type Routes } from "./route-reply.ts";
 
 /** Check runs: create, update, get, list by ref. Fires `check_run` created and completed. */
@@ -49,6 +50,8 @@ export const checkRunRoutes: Routes = {
     const { core, repo, body } = request;
     const headSha = readString(body, "head_sha") ?? "";
     if (!(await repo.git.objectExists(headSha))) return fail(422, "No commit found for SHA: " + headSha);
+    const suite = findOrCreateCheckSuite(core.state, repo, request.login, headSha, core.now());
+    suite.updatedAt = core.now();
     const run: CheckRunRecord = {
       repo: repo.fullName,
       id: takeId(core.state),
@@ -63,6 +66,7 @@ export const checkRunRoutes: Routes = {
       startedAt: core.now(),
       completedAt: null,
       app: request.login,
+      checkSuiteId: suite.id,
     };
     applyFields(run, body, core.now());
     core.state.checkRuns.push(run);
@@ -76,6 +80,8 @@ export const checkRunRoutes: Routes = {
     if (!run) return notFound();
     const wasCompleted = run.status === "completed";
     applyFields(run, request.body, core.now());
+    const suite = core.state.checkSuites.find((s) => s.id === run.checkSuiteId);
+    if (suite) suite.updatedAt = core.now();
     if (!wasCompleted && run.status === "completed")
       await core.emitCheckRun(repo, run, "completed", request.login);
     return ok(await core.checkRunJson(repo, run));

@@ -1,5 +1,6 @@
 import type {
   CheckRunRecord,
+  CheckSuiteRecord,
   CommentRecord,
   EmulatorState,
   PullRecord,
@@ -8,6 +9,7 @@ import type {
 } from "./emulator-state.ts";
 import { takeId } from "./emulator-state.ts";
 import { buildWebhookPayload } from "./build-webhook-payload.ts";
+import { latestRunsOf, rerequestedSuiteJson } from "./check-suites.ts";
 import type { WebhookSender } from "./create-webhook-sender.ts";
 import { checkRunJson, commentJson, labelJson, pullJson } from "./github-json.ts";
 import { type JsonContext } from "./user-json.ts";
@@ -188,6 +190,27 @@ export function createCore(input: {
       return core.emit(repo, "check_run", action, sender, {
         check_run: await core.checkRunJson(repo, run),
         ...extra,
+      });
+    },
+    /** `check_suite.rerequested`, which GitHub sends only to the app that owns the suite. */
+    async emitSuiteRerequested(repo: RepoRecord, suite: CheckSuiteRecord, sender: string) {
+      const pulls = (await core.pullsAt(repo, suite.headSha)).filter((pull) => {
+        const record = state.pulls.find((p) => p.repo === repo.fullName && p.id === pull["id"]);
+        return record !== undefined && record.headRepo === repo.fullName;
+      });
+      const headBranch =
+        state.pulls.find(
+          (p) =>
+            p.repo === repo.fullName && p.headRepo === repo.fullName && pulls.some((j) => j["id"] === p.id),
+        )?.headRef ?? null;
+      suite.updatedAt = now();
+      return core.emit(repo, "check_suite", "rerequested", sender, {
+        check_suite: rerequestedSuiteJson(json, repo, suite, {
+          headBranch,
+          pulls,
+          commit: await repo.git.readCommit(suite.headSha),
+          runs: latestRunsOf(state, suite).length,
+        }),
       });
     },
   };

@@ -3,6 +3,7 @@ import type { CommentRecord, PullRecord, RepoRecord } from "./emulator-state.ts"
 import { takeId } from "./emulator-state.ts";
 import type { Role } from "./emulator-state.ts";
 import { checkLabel, createLabelRecord, findLabel } from "./repo-labels.ts";
+import { hasFailedRun } from "./check-suites.ts";
 
 type Files = Record<string, string | null>;
 
@@ -123,11 +124,31 @@ export function createPerson(core: Core, repo: RepoRecord, login: string) {
         throw new Error(`check run ${checkRunId} has no button ${identifier}`);
       await core.emitCheckRun(repo, run, "requested_action", login, { requested_action: { identifier } });
     },
-    /** "Re-run" on a check run: `check_run.rerequested`. */
+    /** "Re-run" on a check run: `check_run.rerequested` (GitHub offers it to people who can write). */
     async rerequest(checkRunId: number): Promise<void> {
+      needRole("write", "re-run checks");
       const run = core.state.checkRuns.find((r) => r.id === checkRunId);
       if (!run) throw new Error(`no check run ${checkRunId}`);
       await core.emitCheckRun(repo, run, "rerequested", login);
+    },
+    /**
+     * "Re-run all checks" (or, with `failedOnly`, "Re-run failed checks") on a pull request: one
+     * `check_suite.rerequested` per app suite on its head (failed only: suites with a failed check
+     * run), each to the app that owns it. GitHub sends both menu items as the same event.
+     */
+    async rerunChecks(number: number, options: { failedOnly?: boolean } = {}): Promise<number> {
+      needRole("write", "re-run checks");
+      const head = await core.headOf(repo, pull(number));
+      const suites = core.state.checkSuites.filter(
+        (suite) =>
+          suite.repo === repo.fullName &&
+          suite.headSha === head &&
+          suite.app === core.botLogin &&
+          (!options.failedOnly || hasFailedRun(core.state, suite)),
+      );
+      if (suites.length === 0) throw new Error(`no check suite to re-run on ${head} of #${number}`);
+      for (const suite of suites) await core.emitSuiteRerequested(repo, suite, login);
+      return suites.length;
     },
     async close(number: number, options: { merged?: boolean } = {}): Promise<void> {
       const record = pull(number);

@@ -58,6 +58,19 @@ export type CheckRunRecord = {
   completedAt: number | null;
   /** Who created it (the app's bot login). */
   app: string;
+  /** The check suite it belongs to: one per app and head SHA, as on GitHub. */
+  checkSuiteId: number;
+};
+
+/** A check suite: GitHub keeps one per app and commit, holding that app's check runs on it. */
+export type CheckSuiteRecord = {
+  repo: string;
+  id: number;
+  headSha: string;
+  /** The app's bot login (as `CheckRunRecord.app`). */
+  app: string;
+  createdAt: number;
+  updatedAt: number;
 };
 
 export type CommentRecord = {
@@ -124,6 +137,7 @@ export type EmulatorState = {
   repos: Map<string, RepoRecord>;
   pulls: PullRecord[];
   checkRuns: CheckRunRecord[];
+  checkSuites: CheckSuiteRecord[];
   comments: CommentRecord[];
   reactions: ReactionRecord[];
   runs: RunRecord[];
@@ -146,6 +160,7 @@ export function createEmulatorState(): EmulatorState {
     repos: new Map(),
     pulls: [],
     checkRuns: [],
+    checkSuites: [],
     comments: [],
     reactions: [],
     runs: [],

@@ -136,7 +136,8 @@ export function checkRunJson(ctx: JsonContext, repo: RepoRecord, run: CheckRunRe
     external_id: run.externalId ?? "",
     url: `${ctx.url}/repos/${repo.fullName}/check-runs/${run.id}`,
     html_url: `${HTML}/${repo.fullName}/runs/${run.id}`,
-    details_url: run.detailsUrl,
+    // "If the integrator does not provide this, then the homepage of the GitHub app is used."
+    details_url: run.detailsUrl ?? appJson(ctx, repo.owner)["external_url"],
     status: run.status,
     conclusion: run.conclusion,
     started_at: iso(run.startedAt),
@@ -149,7 +150,7 @@ export function checkRunJson(ctx: JsonContext, repo: RepoRecord, run: CheckRunRe
       annotations_url: `${ctx.url}/repos/${repo.fullName}/check-runs/${run.id}/annotations`,
     },
     name: run.name,
-    check_suite: { id: run.id + 1_000_000 },
+    check_suite: { id: run.checkSuiteId },
     app: appJson(ctx, repo.owner),
     pull_requests: pulls,
     actions: run.actions,

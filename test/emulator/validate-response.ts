@@ -21,12 +21,46 @@ const validators = new Map<string, ValidateFunction>();
 const DOCUMENT = fileURLToPath(
   new URL("../../node_modules/@octokit/openapi/generated/api.github.com.deref.json", import.meta.url),
 );
-let paths: Record<string, Record<string, { responses?: Responses }>> | undefined;
+type Description = {
+  paths: Record<string, Record<string, { responses?: Responses }>>;
+  "x-webhooks": Record<
+    string,
+    { post?: { requestBody?: { content?: Record<string, { schema?: Schema }> } } }
+  >;
+};
+let description: Description | undefined;
 
-/** The full description (73 MB) is read only when responses are checked, once per process. */
-function loadPaths(): NonNullable<typeof paths> {
-  paths ??= (JSON.parse(readFileSync(DOCUMENT, "utf8")) as { paths: NonNullable<typeof paths> }).paths;
-  return paths;
+/** The full description (73 MB) is read only when something is checked, once per process. */
+function loadDescription(): Description {
+  description ??= JSON.parse(readFileSync(DOCUMENT, "utf8")) as Description;
+  return description;
+}
+
+function loadPaths(): Description["paths"] {
+  return loadDescription().paths;
+}
+
+/**
+ * Checks a webhook payload against the schema GitHub's description gives for `event`.`action`
+ * (`x-webhooks`, e.g. `check-suite-rerequested`). Returns the problems; throws when the
+ * description has no such webhook.
+ */
+export function validateWebhook(event: string, action: string, payload: unknown): string[] {
+  const name = `${event}-${action}`.replaceAll("_", "-");
+  const schema =
+    loadDescription()["x-webhooks"][name]?.post?.requestBody?.content?.["application/json"]?.schema;
+  if (!schema) throw new Error(`GitHub's description has no webhook ${name}`);
+  const key = `webhook ${name}`;
+  let validate = validators.get(key);
+  if (!validate) {
+    validate = ajv.compile(dropBareNullable(schema));
+    validators.set(key, validate);
+  }
+  if (validate(payload)) return [];
+  return (validate.errors ?? [])
+    .filter((e) => !(e.keyword === "enum" && valueAt(payload, e.instancePath) === null))
+    .slice(0, 20)
+    .map((e) => `payload${e.instancePath} ${e.message ?? "is invalid"}`);
 }
 
 export function validateResponse(method: string, pathname: string, status: number, body: unknown): string[] {

@@ -8,6 +8,7 @@ import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
 import { createClient, type Client } from "./emulator-fixture.ts";
 import { startEmulator, type Emulator } from "./start-emulator.ts";
 import { startWebhookReceiver, type Received } from "./start-webhook-receiver.ts";
+import { validateWebhook } from "./validate-response.ts";
 
 const SECRET = "webhook-secret";
 const repo = { owner: "acme", repo: "widgets" };
@@ -107,6 +108,52 @@ describe("webhooks the emulator sends", () => {
     assert.equal(clicked.check_run.actions.length, 1);
     const labeled = receiver.received[2]!.payload as { label: { name: string } };
     assert.equal(labeled.label.name, "loom:hold");
+  });
+
+  it("keeps one check suite per app and commit, and sends Re-run checks as check_suite.rerequested shaped as GitHub's description says", async () => {
+    receiver.received.length = 0;
+    const head = (await emulator.repo().git.readBranch("feature"))!;
+    const create = async (name: string, conclusion: "success" | "failure", sha = head) =>
+      (await octokit.rest.checks.create({ ...repo, name, head_sha: sha, status: "completed", conclusion }))
+        .data;
+    const first = await create("loom: b", "success");
+    const second = await create("loom: c", "failure");
+    const elsewhere = await create("loom: d", "failure", (await emulator.repo().git.resolve("main"))!);
+    assert.equal(first.check_suite?.id, second.check_suite?.id, "one suite for the app's runs on a commit");
+    assert.notEqual(first.check_suite?.id, elsewhere.check_suite?.id);
+    await assert.rejects(emulator.as("bob").rerunChecks(1), /bob \(read\) cannot re-run checks/);
+    await assert.rejects(emulator.as("bob").rerequest(second.id), /cannot re-run checks/);
+    assert.equal(await emulator.as("alice").rerunChecks(1, { failedOnly: true }), 1);
+    await emulator.settle();
+    const suites = receiver.received.filter((r) => r.event === "check_suite");
+    assert.deepEqual(actionsOf(suites), ["check_suite.rerequested"]);
+    const payload = suites[0]!.payload;
+    // GitHub's own description of the webhook (x-webhooks check-suite-rerequested).
+    assert.deepEqual(validateWebhook("check_suite", "rerequested", payload), []);
+    const suite = payload["check_suite"] as {
+      id: number;
+      head_sha: string;
+      head_branch: string | null;
+      status: string;
+      conclusion: string | null;
+      pull_requests: { number: number }[];
+      app: { slug: string };
+    };
+    assert.equal(suite.id, second.check_suite?.id);
+    assert.equal(suite.head_sha, head);
+    assert.equal(suite.head_branch, "feature");
+    assert.deepEqual([suite.status, suite.conclusion], ["queued", null], "GitHub resets a rerequested suite");
+    assert.deepEqual(
+      suite.pull_requests.map((p) => p.number),
+      [1],
+    );
+    assert.equal(suite.app.slug, "loom");
+    assert.equal((payload["sender"] as { login: string }).login, "alice");
+    for (const received of receiver.received.filter((r) => r.event === "check_run"))
+      assert.deepEqual(
+        validateWebhook("check_run", String(received.payload["action"]), received.payload),
+        [],
+      );
   });
 });
 

@@ -624,3 +624,42 @@ test("without live heartbeats (GHES), a running run is never cancelled as hung; 
   lost.send({ type: "tick" }, 300_000);
   assert.equal(lost.stage("a").sessions[0]?.status, "hung", "no run was ever found for the dispatch");
 });
+
+test("re-running the check suite retries every failed stage, leaves those a person stopped, and says when there is nothing", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", []],
+      ["c", []],
+    ]),
+  );
+  const rerun = (checkSuiteId: number) =>
+    story.send({
+      type: "command.received",
+      command: "retry",
+      sender: "alice",
+      source: { kind: "check-suite-rerequest", checkSuiteId },
+    });
+  story.run("a", "completed-with-failures", "acceptance failed");
+  story.command("cancel", "b");
+  story.pass("c");
+  rerun(9);
+  assert.deepEqual(story.dispatched(), ["a"], "the failed stage runs again, attempt 2");
+  assert.equal(story.attemptOf("a"), 2);
+  assert.equal(story.stage("b").status, "blocked", "a cancelled stage stays cancelled");
+  assert.deepEqual(
+    story.of("reply").map((r) => [r.reaction, r.body]),
+    [["+1", null]],
+  );
+  story.run("a", "completed-with-failures", "acceptance failed again");
+  story.command("skip", "a");
+  rerun(10);
+  const [nothing] = story.of("reply");
+  assert.equal(nothing?.reaction, "-1");
+  assert.match(
+    nothing?.body ?? "",
+    /Nothing of PLAN-demo to re-run: no stage has failed\. Stopped by a person: `b`/,
+  );
+  assert.equal(nothing?.key, `${KEY}:@reply:check-suite-rerequest-10:retry:`);
+  assert.deepEqual(story.dispatched(), []);
+});

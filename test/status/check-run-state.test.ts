@@ -16,7 +16,7 @@ const stageCases: { status: StageStatus; merged?: boolean; check: string; button
   { status: "merge-conflict", check: "in_progress", buttons: ["cancel", "skip"] },
   { status: "completed", merged: false, check: "in_progress", buttons: [] },
   { status: "completed", merged: true, check: "completed/success", buttons: [] },
-  { status: "skipped", check: "completed/skipped", buttons: ["retry"] },
+  { status: "skipped", check: "completed/skipped", buttons: [] },
   { status: "blocked", check: "completed/failure", buttons: ["retry", "skip"] },
   { status: "completed-with-failures", check: "completed/failure", buttons: ["retry", "skip"] },
   { status: "merge-blocked", check: "completed/failure", buttons: ["retry", "skip"] },
@@ -119,6 +119,22 @@ test("a crashed stage waiting out its backoff shows as queued with a retry sched
   assert.deepEqual(getStageCheckState(stage), { status: "queued" });
   assert.equal(describeStatus(stage), "retry scheduled");
   assert.equal(getStatusIcon(stage), "🔁");
+});
+
+test("a stage waiting out its backoff offers Retry (now), Cancel (the pending retry) and Skip", () => {
+  const state = makePlanState([{ id: "a", status: "blocked", retryAt: 2_000_000, blockedBy: null }]);
+  assert.deepEqual(
+    getStageActions(state.stages.a!).map((a) => a.identifier),
+    ["retry", "cancel", "skip"],
+  );
+});
+
+test("a stage blocked by a label offers Skip but no Retry: removing the label unblocks it", () => {
+  const state = makePlanState([{ id: "a", status: "blocked", retryAt: null, blockedBy: "label" }]);
+  assert.deepEqual(
+    getStageActions(state.stages.a!).map((a) => a.identifier),
+    ["skip"],
+  );
 });
 
 test("a stage blocked after its last retry, or by a person, concludes failure", () => {
