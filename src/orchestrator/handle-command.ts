@@ -1,5 +1,5 @@
 import { renderCommandHelp } from "../commands/render-command-help.ts";
-import type { OrchestratorEvent } from "./events.ts";
+import type { CommandSource, OrchestratorEvent } from "./events.ts";
 import type { StepContext } from "./step-context.ts";
 import { emit, getKeyPrefix } from "./step-context.ts";
 import type { ActionResult } from "./stage-actions.ts";
@@ -16,15 +16,17 @@ import { getPlanBudget, getPlanSpend } from "./forecast-spend.ts";
 
 type CommandEvent = Extract<OrchestratorEvent, { type: "command.received" }>;
 
+/** Where a command came from, as part of its reply's key: the comment, check run or check suite. */
+export function describeSource(source: CommandSource): string {
+  if (source.kind === "comment") return `comment-${source.commentId}`;
+  if (source.kind === "check-suite-rerequest") return `${source.kind}-${source.checkSuiteId}`;
+  return `${source.kind}-${source.checkRunId}`;
+}
+
 /** One reply per command, keyed by where it came from, so a replayed command replies once. */
 function reply(ctx: StepContext, event: CommandEvent, ok: boolean, body: string | null): void {
   const { source } = event;
-  const origin =
-    source.kind === "comment"
-      ? `comment-${source.commentId}`
-      : source.kind === "check-suite-rerequest"
-        ? `${source.kind}-${source.checkSuiteId}`
-        : `${source.kind}-${source.checkRunId}`;
+  const origin = describeSource(source);
   emit(ctx, {
     type: "reply",
     key: `${getKeyPrefix(ctx.state)}:@reply:${origin}:${event.command}:${event.stageId ?? ""}`,

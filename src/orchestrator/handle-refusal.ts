@@ -1,5 +1,6 @@
 import type { OrchestratorEvent } from "./events.ts";
 import type { StepContext } from "./step-context.ts";
+import { describeSource } from "./handle-command.ts";
 import { emit, getKeyPrefix } from "./step-context.ts";
 
 type RefusalEvent = Extract<OrchestratorEvent, { type: "command.refused" }>;
@@ -25,10 +26,8 @@ export function handleRefusal(ctx: StepContext, event: RefusalEvent): void {
   state.refusalRepliedAt = recent;
   const { source } = event;
   if (silent && source.kind !== "comment") return;
-  const origin =
-    source.kind === "comment"
-      ? `comment-${source.commentId}`
-      : `${source.kind}-${source.checkRunId}-${event.at}`;
+  // A button press or re-run has no id of its own: its time tells presses apart.
+  const origin = source.kind === "comment" ? describeSource(source) : `${describeSource(source)}-${event.at}`;
   emit(ctx, {
     type: "reply",
     key: `${getKeyPrefix(state)}:@refused:${origin}:${event.sender}`,
