@@ -18,6 +18,9 @@ export function wantedPlanFilePrefix(state: PlanState): PlanFilePrefix | null {
  * app renames from wherever the file is when it runs.
  */
 export function computePlanFileEffects(state: PlanState): Effect[] {
+  // Not for a fork plan: its plan file lives in the fork, which loom cannot write; renaming it on
+  // the result branch alone would rename the author's plan once they merge the result.
+  if (state.fork) return [];
   if (state.settings.renamePlans !== true || state.closed || state.planFileProblem !== undefined) return [];
   const wanted = wantedPlanFilePrefix(state);
   if (wanted === null) return [];

@@ -7,6 +7,7 @@ import type { RenderOptions } from "./format-status.ts";
 import { renderPlanGraphText, renderPlanMermaid } from "./render-plan-graph.ts";
 import { ANNOTATIONS_PER_REQUEST, toPlanAnnotation } from "./plan-annotations.ts";
 import { escapeCell } from "./format-status.ts";
+import { renderForkNote } from "./render-fork-note.ts";
 import { listStages, renderCounts, renderPlanSpend, renderStageTable } from "./render-stage-table.ts";
 import type { CheckRunView } from "./render-stage-check-run.ts";
 
@@ -83,6 +84,7 @@ export function renderPlanCheckRun(state: PlanState, options: RenderOptions = {}
   const head = [
     renderCounts(state),
     "",
+    ...renderForkNote(state),
     ...renderPlanSpend(state),
     ...(state.planFileProblem === undefined
       ? []
