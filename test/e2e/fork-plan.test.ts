@@ -91,8 +91,12 @@ describe(
           JSON.stringify(r.body).includes('"stage_id":"b"'),
       );
       assert.equal((request?.body as { inputs: Record<string, string> }).inputs["base"], TARGET);
-      const branchB = await e2e.emulator.repo().git.readBranch("loom/pr-1/PLAN-forked/b");
-      assert.equal((await e2e.emulator.repo().git.readBlob(branchB!, "a.txt"))?.toString(), "alpha\n");
+      // b's checked commit (what loom merged; its branch is deleted once the plan is done) holds a.txt.
+      const mergeB = mergesOf(e2e.emulator.requests).find(
+        (m) => m.head === "loom/pr-1/PLAN-forked/b" && m.status === 201,
+      );
+      assert.ok(mergeB?.sha);
+      assert.equal((await e2e.emulator.repo().git.readBlob(mergeB.sha, "a.txt"))?.toString(), "alpha\n");
     });
 
     it("leaves the fork as mallory left it", async () => {
