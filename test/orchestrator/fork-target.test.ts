@@ -33,7 +33,13 @@ function branchesOf(effects: Effect[]): string[] {
       case "deleteBranch":
       case "dispatchRun":
         return [effect.branch];
-      default:
+      case "cancelRun":
+      case "ensureLabel":
+      case "renamePlanFile":
+      case "reply":
+      case "setTimer":
+      case "syncCheckRun":
+      case "syncStatusComment":
         return [];
     }
   });
