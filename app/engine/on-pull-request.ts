@@ -12,6 +12,7 @@ import { parsePlan } from "../../src/plan/parse-plan.ts";
 import type { Diagnostic } from "../../src/plan/plan.ts";
 import type { PlanKey, PlanRecord } from "../store/store.ts";
 import { assessPlanTrust } from "../trust/assess-plan-trust.ts";
+import { comesFromFork } from "../trust/comes-from-fork.ts";
 import { authorizeSender } from "../trust/authorize-sender.ts";
 import { applyEvents } from "./apply-events.ts";
 import { buildPlanSpec } from "./build-plan-spec.ts";
@@ -117,16 +118,8 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
       [],
     );
   }
-  const trust = await assessPlanTrust(
-    octokit,
-    repo,
-    {
-      author: pull.user.login,
-      headRepo: pull.head.repo?.full_name ?? null,
-      baseRepo: delivery.repository.full_name,
-    },
-    settings.minimumRole,
-  );
+  const fork = comesFromFork(pull.head.repo, delivery.repository);
+  const trust = await assessPlanTrust(octokit, repo, { author: pull.user.login, fork }, settings.minimumRole);
   // GitHub's time of this head: the push for `synchronize`, the opening for `opened`.
   const headAt = readTime(pull.updated_at);
   // A plan first seen at a head loom produced waits for a person, whoever opened the pull request.
@@ -179,6 +172,7 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
           ...(headAt === undefined ? {} : { headAt }),
         },
         trusted: trust.trusted && !loomHead,
+        ...(fork === null ? {} : { fork }),
         ...(sharedPull(path, paths, known) ? { sharedPull: true } : {}),
         labels: resolveLabels({
           current: normalizeLabels(
@@ -207,6 +201,7 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
           headSha: pull.head.sha,
           before,
           ...(headAt === undefined ? {} : { pushedAt: headAt }),
+          ...(fork === null ? {} : { fork }),
         });
     }
     if (!trust.trusted) deps.log.info({ path, reason: trust.reason }, "plan waits for /loom approve");

@@ -9,6 +9,7 @@ import { RunIdentity } from "../github/judge-run-identity.ts";
 const Login = z.object({ login: z.string(), type: z.string().optional() });
 
 const Repository = z.object({
+  id: z.number().int().optional(),
   name: z.string(),
   owner: z.object({ login: z.string() }),
   full_name: z.string(),
@@ -32,7 +33,8 @@ export const PullFields = z.object({
   head: z.object({
     ref: z.string(),
     sha: z.string(),
-    repo: z.object({ full_name: z.string() }).nullable(),
+    // Where the head lives (null: a deleted fork); see `comesFromFork`.
+    repo: z.object({ full_name: z.string(), id: z.number().int().optional() }).nullable(),
   }),
   base: z.object({ ref: z.string() }),
   /** GitHub's time of the last change; on a `synchronize` delivery, the push. */

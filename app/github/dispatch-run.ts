@@ -5,6 +5,7 @@ import { readDefaultBranch } from "./default-branch.ts";
 import { countCall, readErrorMessage, readStatus, sleepFor, toEffectError } from "./effect-context.ts";
 import type { EffectContext } from "./effect-context.ts";
 import { findDispatchedRun } from "./find-dispatched-run.ts";
+import { getMergePoint } from "../../src/orchestrator/make-target-branch.ts";
 
 type DispatchRun = Extract<Effect, { type: "dispatchRun" }>;
 
@@ -30,7 +31,7 @@ export function buildDispatchInputs(ctx: EffectContext, effect: DispatchRun): Re
     attempt: String(effect.attempt),
     kind: effect.kind,
     branch: effect.branch,
-    base: ctx.state.pr.headRef,
+    base: getMergePoint(ctx.state),
     previous_run_id: effect.previousRunId === null ? "" : String(effect.previousRunId),
   };
 }

@@ -11,6 +11,7 @@ import { renamePlanFile } from "./rename-plan-file.ts";
 import { reply } from "./reply.ts";
 import { syncCheckRun } from "./sync-check-run.ts";
 import { syncStatusComment } from "./sync-status-comment.ts";
+import { syncTarget } from "./sync-target.ts";
 
 /**
  * Carries out one effect on GitHub and returns the events to feed back into the reducer
@@ -40,6 +41,8 @@ export async function executeEffect(ctx: EffectContext, effect: Effect): Promise
       return ensureLabel(ctx, effect);
     case "renamePlanFile":
       return renamePlanFile(ctx, effect);
+    case "syncTarget":
+      return syncTarget(ctx, effect);
     case "setTimer":
       // Timers live in the store; nothing happens on GitHub.
       return [];

@@ -1,14 +1,14 @@
 import type { ProbotOctokit } from "probot";
 import type { Role } from "../../src/config/loom-config.ts";
+import type { ForkInfo } from "../../src/orchestrator/events.ts";
 import { authorizeSender } from "./authorize-sender.ts";
 import type { RepoRef } from "./read-permission.ts";
 
 /** The fields of a pull request that decide whether its plan may run without an approval. */
 export type PullTrustInput = {
   author: string;
-  /** `head.repo.full_name`; null when the fork was deleted. */
-  headRepo: string | null;
-  baseRepo: string;
+  /** `comesFromFork(head.repo, repository)`: null when the head is in the repository itself. */
+  fork: ForkInfo | null;
 };
 
 export type PlanTrust = { trusted: true } | { trusted: false; reason: string };
@@ -24,8 +24,14 @@ export async function assessPlanTrust(
   pull: PullTrustInput,
   minimumRole: Role,
 ): Promise<PlanTrust> {
-  if (pull.headRepo === null || pull.headRepo.toLowerCase() !== pull.baseRepo.toLowerCase()) {
-    return { trusted: false, reason: "the pull request comes from a fork" };
+  if (pull.fork !== null) {
+    return {
+      trusted: false,
+      reason:
+        pull.fork.repo === null
+          ? "the pull request comes from a fork that was deleted"
+          : "the pull request comes from a fork",
+    };
   }
   const author = await authorizeSender(octokit, repo, pull.author, minimumRole);
   if (!author.authorized) return { trusted: false, reason: author.reason };

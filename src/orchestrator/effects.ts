@@ -15,7 +15,7 @@ export type Effect =
       stageId: string;
       /** `loom/pr-<n>/<plan-id>/<stage-id>` */
       branch: string;
-      /** The merge point: the pull request's head branch. Its current head is the start. */
+      /** The merge point (`getMergePoint`): its current head is the start. */
       from: string;
     }
   | {
@@ -54,6 +54,12 @@ export type Effect =
    * `DONE-` once every stage is merged or skipped. From where the state says the file is now.
    */
   | { type: "renamePlanFile"; key: string; prefix: PlanFilePrefix }
+  /**
+   * Brings the approved head `sha` of a fork plan into its result branch `branch` in the base
+   * repository (GitHub keeps the fork's head there as `refs/pull/<n>/head`): creates the branch at
+   * `sha`, or merges `sha` into it by SHA. Never writes to the fork. Answered by `target.synced`.
+   */
+  | { type: "syncTarget"; key: string; branch: string; sha: string }
   /** Create one of loom's labels in the repository unless it exists (low priority: see `plan-labels.ts`). */
   | { type: "ensureLabel"; key: string; label: { name: string; color: string; description: string } };
 

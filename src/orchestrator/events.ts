@@ -108,6 +108,9 @@ export type CommandSource =
   /** "Re-run all checks" / "Re-run failed checks" on the pull request: the whole check suite. */
   | { kind: "check-suite-rerequest"; checkSuiteId: number };
 
+/** Where a fork plan comes from: `pull_request.head.repo.full_name`, null once the fork was deleted. */
+export type ForkInfo = { repo: string | null };
+
 export type Heartbeat = {
   timestamp: number;
   contextPercent: number;
@@ -126,6 +129,8 @@ export type OrchestratorEvent =
       pr: { number: number; headRef: string; headSha: string; baseRef: string; headAt?: number };
       /** False for forks and authors without write access: nothing runs until approved. */
       trusted: boolean;
+      /** Set when the pull request comes from a fork (`repo` null: the fork was deleted). */
+      fork?: ForkInfo;
       labels: string[];
       /**
        * The pull request holds other plans too: the stages' check runs carry the plan id in their
@@ -146,6 +151,8 @@ export type OrchestratorEvent =
       headSha: string;
       before: string | null;
       pushedAt?: number;
+      /** The pull request's fork as the push's payload names it (absent: not a fork). */
+      fork?: ForkInfo;
     }
   | { type: "run.dispatched"; at: number; stageId: string; attempt: number; runId: number }
   | { type: "run.started"; at: number; stageId: string; attempt: number; runId: number }
@@ -222,6 +229,17 @@ export type OrchestratorEvent =
   | { type: "planFile.renamed"; at: number; path: string; sha: string; parent: string }
   /** loom gave up renaming the plan file (`reason` says why); the plan goes on without the rename. */
   | { type: "planFile.renameFailed"; at: number; reason: string }
+  /**
+   * The app brought head `sha` into a fork plan's result branch (`syncTarget`): `synced` (merged,
+   * or already there), or not (`conflict`, `error`) with the reason in `detail`.
+   */
+  | {
+      type: "target.synced";
+      at: number;
+      sha: string;
+      outcome: "synced" | "conflict" | "error";
+      detail: string;
+    }
   /** The app dealt with one of the plan's labels (`ensureLabel`): it exists, or could not be made. */
   | { type: "label.ensured"; at: number; name: string };
 

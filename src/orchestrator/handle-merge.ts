@@ -2,16 +2,19 @@ import type { OrchestratorEvent } from "./events.ts";
 import type { StageState } from "./state.ts";
 import type { StepContext } from "./step-context.ts";
 import { recordLoomHead } from "./move-head.ts";
+import { getMergePoint } from "./make-target-branch.ts";
 import { emit, makeStageBranch, makeStageKey, moveStage, reject } from "./step-context.ts";
 
 /**
- * Asks the app to merge the stage branch into the merge point (the pull request's head branch).
+ * Asks the app to merge the stage branch into the merge point (`getMergePoint`: the pull request's
+ * head branch, or a fork plan's result branch).
  * The stage is `completed` and not yet `merged` while the merge is under way.
  */
 export function requestMerge(ctx: StepContext, stage: StageState): void {
   const { state } = ctx;
   const count = countMergeRequests(stage) + 1;
-  stage.notes.push({ at: ctx.at, text: `merge requested (#${count}) into ${state.pr.headRef}` });
+  const base = getMergePoint(state);
+  stage.notes.push({ at: ctx.at, text: `merge requested (#${count}) into ${base}` });
   const branch = makeStageBranch(state, stage.id);
   const sha = stage.checkedSha ?? undefined;
   const message = `loom: merge stage ${stage.id} (${stage.name}) of ${state.plan.id}`;
@@ -20,7 +23,7 @@ export function requestMerge(ctx: StepContext, stage: StageState): void {
     key: makeStageKey(state, stage.id, stage.sessions.length, `merge:${count}`),
     stageId: stage.id,
     head: branch,
-    base: state.pr.headRef,
+    base,
     // The checked commit, by SHA: a push to the stage branch after the checks is never merged.
     message: sha === undefined ? message : `${message}\n\nStage branch ${branch} at ${sha} (checked)`,
     ...(sha === undefined ? {} : { sha }),
@@ -52,13 +55,14 @@ export function handleMergeFinished(
   switch (event.outcome) {
     case "merged":
     case "nothing-to-merge":
-      if (event.outcome === "merged" && event.sha) recordLoomHead(ctx, event.sha);
+      // A fork plan's merges move its result branch, never the pull request's head.
+      if (event.outcome === "merged" && event.sha && !ctx.state.fork) recordLoomHead(ctx, event.sha);
       stage.merged = true;
       stage.notes.push({
         at: ctx.at,
         text:
           event.outcome === "merged"
-            ? `merged into ${ctx.state.pr.headRef}${event.sha ? ` at ${event.sha.slice(0, 7)}` : ""}`
+            ? `merged into ${getMergePoint(ctx.state)}${event.sha ? ` at ${event.sha.slice(0, 7)}` : ""}`
             : "merged: nothing new to merge",
       });
       return;
@@ -68,7 +72,7 @@ export function handleMergeFinished(
           ctx,
           stage,
           "merge-conflict",
-          `merge conflict with ${ctx.state.pr.headRef}: ${event.detail}; a merge session resolves it`,
+          `merge conflict with ${getMergePoint(ctx.state)}: ${event.detail}; a merge session resolves it`,
         )
       ) {
         stage.failures = 0;

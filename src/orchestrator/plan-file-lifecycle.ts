@@ -5,6 +5,15 @@ import { getKeyPrefix } from "./step-context.ts";
 import { withLifecyclePrefix } from "../plan/lifecycle-path.ts";
 import type { PlanFilePrefix } from "../plan/lifecycle-path.ts";
 
+/**
+ * Whether loom renames this plan's file (`rename_plans`). Never for a fork plan: its plan file
+ * lives in the fork, which loom cannot write; renaming it on the result branch alone would rename
+ * the author's plan behind their back once they merge the result.
+ */
+export function renamesPlanFile(state: PlanState): boolean {
+  return state.settings.renamePlans === true && state.fork === undefined;
+}
+
 /** The prefix the plan file should carry now: `DONE-` when every stage is done, `IN_PROGRESS-` once one started. */
 export function wantedPlanFilePrefix(state: PlanState): PlanFilePrefix | null {
   if (isPlanDone(state)) return "DONE-";
@@ -18,7 +27,7 @@ export function wantedPlanFilePrefix(state: PlanState): PlanFilePrefix | null {
  * app renames from wherever the file is when it runs.
  */
 export function computePlanFileEffects(state: PlanState): Effect[] {
-  if (state.settings.renamePlans !== true || state.closed || state.planFileProblem !== undefined) return [];
+  if (!renamesPlanFile(state) || state.closed || state.planFileProblem !== undefined) return [];
   const wanted = wantedPlanFilePrefix(state);
   if (wanted === null) return [];
   const current = state.planFile ?? state.plan.path;

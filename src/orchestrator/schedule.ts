@@ -5,6 +5,8 @@ import type { SessionKind } from "../stage/stage-status.ts";
 import { forecastSpend, getPlanBudget, getPlanSpend } from "./forecast-spend.ts";
 import type { BudgetWait, PlanState, StageState } from "./state.ts";
 import type { StepContext } from "./step-context.ts";
+import { findForkBlocker, requestTargetSync } from "./fork-target.ts";
+import { getMergePoint } from "./make-target-branch.ts";
 import {
   addNote,
   emit,
@@ -34,7 +36,7 @@ export function findDispatchBlocker(state: PlanState): string | null {
   if (!state.trusted && state.approvedSha !== state.pr.headSha) {
     return `waiting for someone with write access to approve head ${state.pr.headSha.slice(0, 7)} (\`/loom approve\`)`;
   }
-  return null;
+  return findForkBlocker(state);
 }
 
 /**
@@ -57,6 +59,7 @@ export function schedule(ctx: StepContext): void {
         : "queued: every dependency is completed and merged";
     moveStage(ctx, stage, "queued", why);
   }
+  requestTargetSync(ctx);
   if (findDispatchBlocker(state) !== null) return;
   let free = state.settings.maxParallel - countActiveSessions(state);
   for (const id of state.order) {
@@ -143,7 +146,7 @@ function dispatchSession(ctx: StepContext, stage: StageState, kind: SessionKind)
       key: makeStageKey(state, stage.id, attempt, "branch"),
       stageId: stage.id,
       branch,
-      from: state.pr.headRef,
+      from: getMergePoint(state),
     });
   }
   emit(ctx, {

@@ -53,6 +53,23 @@ export type StageState = {
   checkedSha?: string | null;
 };
 
+/**
+ * A plan from a fork (`pull_request.head.repo` is another repository). Its merge point is `target`
+ * in the base repository; each approved head is merged into it (`syncTarget`) before stages start.
+ */
+export type ForkState = {
+  /** The fork's full name; null once the fork was deleted (no new head runs then). */
+  repo: string | null;
+  /** `loom/pr-<n>/result/<plan-id>` (`makeTargetBranch`). */
+  target: string;
+  /** The newest approved head merged into `target`, null before the first. */
+  syncedSha: string | null;
+  /** The head a `syncTarget` was asked for that has not answered yet. */
+  syncingSha: string | null;
+  /** Why head `sha` could not be merged into `target` (conflict, refusal): it does not run. */
+  problem: { sha: string; detail: string } | null;
+};
+
 /** Why the plan waits for budget: the stage it would start next and the numbers behind the decision. */
 export type BudgetWait = { stageId: string; spentUsd: number; forecastUsd: number; budgetUsd: number };
 
@@ -66,6 +83,8 @@ export type PlanState = {
    * whose branches are `loom/<plan-id>/<stage-id>` and stay so until the plan ends.
    */
   branchPrefix?: string;
+  /** Set for a plan from a fork: its stages merge into loom's result branch, never the fork's branch. */
+  fork?: ForkState;
   /** The stage check runs are named `loom: <plan-id> / <stage-id>` (the pull request holds several plans). */
   checkNamesWithPlan?: boolean;
   /** Where the plan file is on the pull request's branch once loom renamed it (`IN_PROGRESS-…`, `DONE-…`). */

@@ -18,6 +18,7 @@ import { computeCleanupEffects } from "./clean-up-branches.ts";
 import { computeLabelEffects, recordLabelEnsured } from "./plan-labels.ts";
 import { computePlanFileEffects } from "./plan-file-lifecycle.ts";
 import { recordLoomHead } from "./move-head.ts";
+import { applyForkInfo, handleTargetSynced } from "./fork-target.ts";
 
 export type StepResult = { state: PlanState; effects: Effect[] };
 
@@ -69,6 +70,7 @@ const AFTER_CLOSE: ReadonlySet<OrchestratorEvent["type"]> = new Set([
   "planFile.renamed",
   "planFile.renameFailed",
   "command.refused",
+  "target.synced",
 ]);
 
 function createPlanStateFor(event: OrchestratorEvent): PlanState {
@@ -88,11 +90,13 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
         ctx.state.trusted = event.trusted;
         moveHead(ctx, event.pr.headSha, { before: null });
         ctx.state.pr = { ...event.pr };
+        applyForkInfo(ctx.state, event.fork);
         applyPlanChange(ctx, event.plan);
         reopenStages(ctx);
         applyLabels(ctx, event.labels);
         return headMoved;
       }
+      applyForkInfo(ctx.state, event.fork);
       applyLabels(ctx, event.labels);
       return false;
     case "plan.changed":
@@ -103,6 +107,7 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
       closePlan(ctx, event.merged);
       return false;
     case "head.moved":
+      applyForkInfo(ctx.state, event.fork);
       if (event.headSha === ctx.state.pr.headSha) {
         confirmHead(ctx, event.before);
         return false;
@@ -157,6 +162,9 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
       moveHead(ctx, event.sha, { before: event.parent });
       return true;
     }
+    case "target.synced":
+      handleTargetSynced(ctx, event);
+      return false;
     case "planFile.renameFailed":
       ctx.state.planFileProblem = event.reason;
       return false;

@@ -7,6 +7,8 @@ import type { RenderOptions } from "./format-status.ts";
 import { renderPlanGraphText, renderPlanMermaid } from "./render-plan-graph.ts";
 import { ANNOTATIONS_PER_REQUEST, toPlanAnnotation } from "./plan-annotations.ts";
 import { escapeCell } from "./format-status.ts";
+import { renderForkNote } from "./render-fork-note.ts";
+import { renamesPlanFile } from "../orchestrator/plan-file-lifecycle.ts";
 import { listStages, renderCounts, renderPlanSpend, renderStageTable } from "./render-stage-table.ts";
 import type { CheckRunView } from "./render-stage-check-run.ts";
 
@@ -27,7 +29,7 @@ export function getPlanCheckState(state: PlanState): CheckState {
   // With rename_plans, the plan is done once its file is archived DONE- (that commit is the head
   // the final checks are on).
   const archiving =
-    state.settings.renamePlans === true &&
+    renamesPlanFile(state) &&
     !state.closed &&
     state.planFileProblem === undefined &&
     !/(^|\/)DONE-[^/]*$/.test(state.planFile ?? state.plan.path);
@@ -83,6 +85,7 @@ export function renderPlanCheckRun(state: PlanState, options: RenderOptions = {}
   const head = [
     renderCounts(state),
     "",
+    ...renderForkNote(state),
     ...renderPlanSpend(state),
     ...(state.planFileProblem === undefined
       ? []

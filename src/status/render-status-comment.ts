@@ -1,5 +1,6 @@
 import type { PlanState } from "../orchestrator/state.ts";
 import { COMMENT_MAX, pickFitting } from "./fit-text.ts";
+import { renderForkNote } from "./render-fork-note.ts";
 import { escapeCell } from "./format-status.ts";
 import type { RenderOptions } from "./format-status.ts";
 import { renderPlanGraphText, renderPlanMermaid } from "./render-plan-graph.ts";
@@ -31,6 +32,7 @@ function render(state: PlanState, detail: TableDetail, graph: string[] | null, n
     "",
     `Plan \`${escapeCell(state.plan.path, 300)}\` · ${renderCounts(state)}`,
     "",
+    ...renderForkNote(state),
     ...renderPlanSpend(state),
   ];
   if (graph) parts.push(...graph);

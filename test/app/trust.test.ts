@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import { ProbotOctokit } from "probot";
 import { assessPlanTrust } from "../../app/trust/assess-plan-trust.ts";
+import { comesFromFork } from "../../app/trust/comes-from-fork.ts";
 import { authorizeSender } from "../../app/trust/authorize-sender.ts";
 import { readPermission } from "../../app/trust/read-permission.ts";
 import { mockGitHub } from "../support/github-mock.ts";
@@ -77,30 +78,32 @@ test("plans from forks wait without a lookup; plans by authors without write acc
   const fork = await assessPlanTrust(
     octokit(),
     repo,
-    { author: "writer", headRepo: "writer/widgets", baseRepo: "acme/widgets" },
+    { author: "writer", fork: { repo: "writer/widgets" } },
     "write",
   );
   assert.deepEqual(fork, { trusted: false, reason: "the pull request comes from a fork" });
-  const deleted = await assessPlanTrust(
-    octokit(),
-    repo,
-    { author: "writer", headRepo: null, baseRepo: "acme/widgets" },
-    "write",
-  );
-  assert.equal(deleted.trusted, false);
-  const reader = await assessPlanTrust(
-    octokit(),
-    repo,
-    { author: "reader", headRepo: "acme/widgets", baseRepo: "acme/widgets" },
-    "write",
-  );
+  const deleted = await assessPlanTrust(octokit(), repo, { author: "writer", fork: { repo: null } }, "write");
+  assert.deepEqual(deleted, {
+    trusted: false,
+    reason: "the pull request comes from a fork that was deleted",
+  });
+  const reader = await assessPlanTrust(octokit(), repo, { author: "reader", fork: null }, "write");
   assert.equal(reader.trusted, false);
-  const writer = await assessPlanTrust(
-    octokit(),
-    repo,
-    { author: "writer", headRepo: "ACME/widgets", baseRepo: "acme/widgets" },
-    "write",
-  );
+  const writer = await assessPlanTrust(octokit(), repo, { author: "writer", fork: null }, "write");
   assert.deepEqual(writer, { trusted: true });
   gh.done();
+});
+
+test("a pull request comes from a fork when head.repo is another repository, or null (a deleted fork)", () => {
+  const base = { full_name: "acme/widgets", id: 1 };
+  const cases: [Parameters<typeof comesFromFork>[0], ReturnType<typeof comesFromFork>][] = [
+    [{ full_name: "acme/widgets", id: 1 }, null],
+    [{ full_name: "ACME/Widgets" }, null],
+    // A fork named like the base repository (its owner renamed) is still another repository.
+    [{ full_name: "acme/widgets", id: 2 }, { repo: "acme/widgets" }],
+    [{ full_name: "mallory/widgets", id: 2 }, { repo: "mallory/widgets" }],
+    [null, { repo: null }],
+  ];
+  for (const [head, expected] of cases)
+    assert.deepEqual(comesFromFork(head, base), expected, JSON.stringify(head));
 });

@@ -284,7 +284,11 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
         throw new Error(`timed out waiting for ${what}\n${e2e.describe()}`);
       },
       async checkRuns(pull) {
-        const head = (await emulator.repo().git.readBranch(pull.headRef)) ?? pull.headSha;
+        // A fork's branch is in the fork: the pull request record follows its head.
+        const head =
+          pull.headRepo === emulator.repo().fullName
+            ? ((await emulator.repo().git.readBranch(pull.headRef)) ?? pull.headSha)
+            : pull.headSha;
         const newest = new Map<string, CheckRunRecord>();
         for (const run of emulator.state.checkRuns) {
           if (run.headSha !== head || run.app !== BOT || !run.name.startsWith("loom")) continue;

@@ -12,6 +12,7 @@ import { buildWebhookPayload } from "./build-webhook-payload.ts";
 import { latestRunsOf, rerequestedSuiteJson } from "./check-suites.ts";
 import type { WebhookSender } from "./create-webhook-sender.ts";
 import { checkRunJson, commentJson, labelJson, pullJson } from "./github-json.ts";
+import { createFork, exposePullHead } from "./fork-repo.ts";
 import { type JsonContext } from "./user-json.ts";
 
 type Json = Record<string, unknown>;
@@ -62,7 +63,22 @@ export function createCore(input: {
     async pullJson(repo: RepoRecord, pull: PullRecord): Promise<Json> {
       const head = await core.headOf(repo, pull);
       const base = (await repo.git.readBranch(pull.baseRef)) ?? "";
-      return pullJson(json, repo, pull, head, base);
+      // A deleted fork: GitHub sends `head.repo: null`.
+      const headRepo = pull.headRepo === repo.fullName ? repo : (core.findRepoByName(pull.headRepo) ?? null);
+      return pullJson(json, repo, pull, head, base, headRepo);
+    },
+    findRepoByName(fullName: string): RepoRecord | undefined {
+      return state.repos.get(fullName.toLowerCase());
+    },
+    /** `fullName`, a fork of `parent`: the existing one, else a new fork of `parent`'s branches as they are now. */
+    async ensureFork(parent: RepoRecord, fullName: string): Promise<RepoRecord> {
+      const known = core.findRepoByName(fullName);
+      if (known) {
+        if (known.forkOf?.toLowerCase() !== parent.fullName.toLowerCase())
+          throw new Error(`${fullName} is not a fork of ${parent.fullName}`);
+        return known;
+      }
+      return createFork(state, parent, fullName, now);
     },
     async emitPull(repo: RepoRecord, pull: PullRecord, action: string, sender: string, extra: Json = {}) {
       return core.emit(repo, "pull_request", action, sender, {
@@ -84,13 +100,19 @@ export function createCore(input: {
       if (before !== sha) await core.announcePush(repo, branch, before, sha, sender);
       return true;
     },
+    /**
+     * A branch of `repo` moved: open pull requests with it as their head get `synchronize` (in their
+     * base repository: for a fork's branch, after its head is copied there as `refs/pull/<n>/head`).
+     */
     async announcePush(repo: RepoRecord, branch: string, before: string, after: string, sender: string) {
       for (const pull of state.pulls) {
-        if (pull.repo !== repo.fullName || pull.state !== "open" || pull.headRef !== branch) continue;
-        if (pull.headRepo !== repo.fullName) continue;
+        if (pull.headRepo !== repo.fullName || pull.state !== "open" || pull.headRef !== branch) continue;
+        const base = pull.repo === repo.fullName ? repo : core.findRepoByName(pull.repo);
+        if (!base) continue;
+        if (base !== repo) await exposePullHead(base, repo, pull.number, after);
         pull.headSha = after;
         pull.updatedAt = now();
-        await core.emitPull(repo, pull, "synchronize", sender, { before, after });
+        await core.emitPull(base, pull, "synchronize", sender, { before, after });
       }
     },
     async changeLabels(repo: RepoRecord, pull: PullRecord, add: string[], remove: string[], sender: string) {
@@ -152,11 +174,14 @@ export function createCore(input: {
         },
       };
     },
-    /** The open pull requests whose head is `sha` (as check runs list them). */
+    /**
+     * The open pull requests whose head is `sha` (as check runs list them). GitHub leaves pull
+     * requests from forks out of a check run's `pull_requests`.
+     */
     async pullsAt(repo: RepoRecord, sha: string): Promise<Json[]> {
       const found: Json[] = [];
       for (const pull of state.pulls) {
-        if (pull.repo !== repo.fullName || pull.state !== "open") continue;
+        if (pull.repo !== repo.fullName || pull.state !== "open" || pull.headRepo !== repo.fullName) continue;
         if ((await core.headOf(repo, pull)) !== sha) continue;
         const base = (await repo.git.readBranch(pull.baseRef)) ?? "";
         found.push({

@@ -4,6 +4,7 @@ import { takeId } from "./emulator-state.ts";
 import type { Role } from "./emulator-state.ts";
 import { checkLabel, createLabelRecord, findLabel } from "./repo-labels.ts";
 import { hasFailedRun } from "./check-suites.ts";
+import { exposePullHead } from "./fork-repo.ts";
 
 type Files = Record<string, string | null>;
 
@@ -15,7 +16,7 @@ export type OpenPullRequest = {
   /** Committed on the head branch (created from `base` when missing) before the pull request opens. */
   files?: Files;
   message?: string;
-  /** The head repository's full name when the pull request comes from a fork. */
+  /** The head repository's full name when the pull request comes from a fork (created on first use). */
   headRepo?: string;
 };
 
@@ -59,17 +60,28 @@ export function createPerson(core: Core, repo: RepoRecord, login: string) {
         throw new Error(`${branch} moved while pushing`);
       return sha;
     },
+    /**
+     * Opens a pull request into this repository from `head`: a branch of this repository, or with
+     * `headRepo` another name, a branch of that fork (made from this repository's branches when it
+     * does not exist yet), where `files` are pushed.
+     */
     async openPullRequest(input: OpenPullRequest): Promise<PullRecord> {
       const base = input.base ?? repo.defaultBranch;
+      const fork =
+        input.headRepo !== undefined && input.headRepo.toLowerCase() !== repo.fullName.toLowerCase()
+          ? await core.ensureFork(repo, input.headRepo)
+          : null;
+      const headRepo = fork ?? repo;
       if (input.files)
-        await person.push(input.head, input.files, {
+        await (fork ? createPerson(core, fork, login) : person).push(input.head, input.files, {
           from: base,
           ...(input.message ? { message: input.message } : {}),
         });
-      const headSha = await repo.git.readBranch(input.head);
-      if (!headSha) throw new Error(`the head branch ${input.head} does not exist`);
+      const headSha = await headRepo.git.readBranch(input.head);
+      if (!headSha) throw new Error(`the head branch ${input.head} does not exist in ${headRepo.fullName}`);
       const at = core.now();
       const number = core.state.pulls.filter((p) => p.repo === repo.fullName).length + 1;
+      if (fork) await exposePullHead(repo, fork, number, headSha);
       const record: PullRecord = {
         repo: repo.fullName,
         id: takeId(core.state),
@@ -78,7 +90,7 @@ export function createPerson(core: Core, repo: RepoRecord, login: string) {
         body: input.body ?? "",
         user: login,
         headRef: input.head,
-        headRepo: input.headRepo ?? repo.fullName,
+        headRepo: headRepo.fullName,
         baseRef: base,
         headSha,
         state: "open",

@@ -60,6 +60,11 @@ export type Emulator = {
   runnerErrors: Error[];
   /** A repository by full name (default: the first), with its bare git repository at `repo().git.dir`. */
   repo(fullName?: string): RepoRecord;
+  /**
+   * Deletes a repository (a fork whose pull request stays open: GitHub then sends `head.repo: null`
+   * and keeps the head as `refs/pull/<n>/head` in the base repository).
+   */
+  deleteRepo(fullName: string): Promise<void>;
   /** Act as a person (`as("alice").openPullRequest(…)`), on the first repository unless named. */
   as(login: string, fullName?: string): Person;
   setPermission(login: string, role: Role, fullName?: string): void;

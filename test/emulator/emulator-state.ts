@@ -19,6 +19,8 @@ export type RepoRecord = {
   git: GitRepo;
   /** Workflow file path (`.github/workflows/x.yml`) → workflow id, assigned on first use. */
   workflows: Map<string, number>;
+  /** The parent's full name when this repository is a fork (`fork-repo.ts`). */
+  forkOf?: string;
 };
 
 export type PullRecord = {
@@ -29,10 +31,13 @@ export type PullRecord = {
   body: string;
   user: string;
   headRef: string;
-  /** The head repository's full name (another name = a fork). */
+  /**
+   * The head repository's full name (another name = a fork: its own repository, `fork-repo.ts`,
+   * where `headRef` lives; the base repository holds the head as `refs/pull/<number>/head`).
+   */
   headRepo: string;
   baseRef: string;
-  /** The head commit when the pull request was closed (open ones follow their branch). */
+  /** The head commit when the pull request was closed, or a fork's (open ones from the repository itself follow their branch). */
   headSha: string;
   state: "open" | "closed";
   merged: boolean;

@@ -37,13 +37,12 @@ export function pullJson(
   pull: PullRecord,
   headSha: string,
   baseSha: string,
+  /** The head repository (a fork's own record), or null when the fork was deleted. */
+  head: RepoRecord | null,
 ): Json {
   const api = `${ctx.url}/repos/${repo.fullName}`;
   const [headOwner = repo.owner] = pull.headRepo.split("/");
-  const headRepo =
-    pull.headRepo === repo.fullName
-      ? repoJson(ctx, repo)
-      : { ...repoJson(ctx, repo), full_name: pull.headRepo, fork: true, owner: userJson(ctx, headOwner) };
+  const headRepo = head === null ? null : { ...repoJson(ctx, head), fork: head.forkOf !== undefined };
   return {
     url: `${api}/pulls/${pull.number}`,
     id: pull.id,

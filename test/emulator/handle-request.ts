@@ -10,6 +10,7 @@ import type { RunControl } from "./create-run-control.ts";
 import { BLOB_PREFIX, serveBlob, serveTwirp, TWIRP_PREFIX } from "./results-service.ts";
 import { PIPELINES_PREFIX, servePipelines } from "./pipelines-artifact-routes.ts";
 import { serveGit } from "./serve-git.ts";
+import { isShutOut } from "./fork-repo.ts";
 import { validateResponse } from "./validate-response.ts";
 import { fail, type EmulatorSettings, type Reply, type Routes } from "./route-reply.ts";
 
@@ -174,6 +175,8 @@ async function route(
       ? core.findRepo(params["owner"], params["repo"])
       : undefined;
   if (params["repo"] !== undefined && !repo) return { reply: fail(404, "Not Found"), operationId };
+  if (repo && isShutOut(repo, login, { botLogin: core.botLogin, appSlug: core.json.appSlug }))
+    return { reply: fail(404, "Not Found"), operationId };
   const body = text === "" ? {} : (JSON.parse(text) as Record<string, unknown>);
   const headers = req.headers as Record<string, string | undefined>;
   const request = {

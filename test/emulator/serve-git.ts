@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import type { Core } from "./create-core.ts";
 import type { Reply } from "./route-reply.ts";
+import { isShutOut } from "./fork-repo.ts";
 
 /** `/{owner}/{repo}.git/…`: git's smart HTTP protocol, like `https://github.com/{owner}/{repo}.git`. */
 export const GIT_PATH = /^\/([^/]+)\/([^/]+?)\.git(\/.*)$/;
@@ -71,7 +72,8 @@ export async function serveGit(core: Core, request: CgiRequest): Promise<Reply |
   const match = GIT_PATH.exec(request.url.pathname);
   if (!match) return null;
   const repo = core.findRepo(match[1] ?? "", match[2] ?? "");
-  if (!repo) return { status: 404, raw: Buffer.from("Repository not found.\n") };
+  if (!repo || isShutOut(repo, request.login, { botLogin: core.botLogin, appSlug: core.json.appSlug }))
+    return { status: 404, raw: Buffer.from("Repository not found.\n") };
   const pushing = (match[3] ?? "").endsWith("/git-receive-pack");
   const wantsPush = pushing || request.url.searchParams.get("service") === "git-receive-pack";
   // Like GitHub, a push needs credentials: challenge so git sends the token it holds.

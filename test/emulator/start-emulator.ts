@@ -142,6 +142,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     settings,
     runnerErrors,
     repo: repoOf,
+    async deleteRepo(fullName) {
+      const repo = core.requireRepo(fullName);
+      state.repos.delete(repo.fullName.toLowerCase());
+      await rm(repo.git.dir, { recursive: true, force: true });
+    },
     as: (login, fullName) => createPerson(core, repoOf(fullName), login),
     setPermission: (login, role, fullName) => setRole(state, repoOf(fullName).fullName, login, role),
     cloneUrl: (fullName) => `${json.url}/${repoOf(fullName).fullName}.git`,

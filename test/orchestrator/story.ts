@@ -41,7 +41,14 @@ export class Story {
 
   constructor(
     plan: PlanSpec,
-    options: { settings?: Partial<Settings>; trusted?: boolean; labels?: string[]; at?: number } = {},
+    options: {
+      settings?: Partial<Settings>;
+      trusted?: boolean;
+      labels?: string[];
+      at?: number;
+      /** The pull request comes from this fork (`repo` null: deleted), from its branch `headRef`. */
+      fork?: { repo: string | null; headRef: string };
+    } = {},
   ) {
     this.at = options.at ?? 1_000_000;
     const result = step(null, {
@@ -51,12 +58,13 @@ export class Story {
       settings: { ...DEFAULT_SETTINGS, ...options.settings },
       pr: {
         number: 7,
-        headRef: "feature/demo",
+        headRef: options.fork?.headRef ?? "feature/demo",
         headSha: "head0000000000000000000000000000000000001",
         baseRef: "main",
       },
       trusted: options.trusted ?? true,
       labels: options.labels ?? [],
+      ...(options.fork ? { fork: { repo: options.fork.repo } } : {}),
     });
     this.state = result.state;
     this.effects = result.effects;
