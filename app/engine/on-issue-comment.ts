@@ -32,13 +32,9 @@ export async function onIssueComment(deps: EngineDeps, payload: unknown): Promis
   const octokit = await deps.getOctokit(repo.installationId);
   const sender = await authorizeSender(octokit, repo, delivery.sender.login, first.stored.repo.minimumRole);
   if (!sender.authorized) {
-    await replyTo(deps, first, {
-      type: "reply",
-      key: replyKey,
-      source,
-      reaction: "-1",
-      body: `loom did nothing: ${sender.reason}.`,
-    });
+    const at = deps.now();
+    const refused = { type: "command.refused" as const, at, sender: delivery.sender.login, source };
+    await applyEvents(deps, { key: first.key, events: [{ ...refused, reason: sender.reason }] });
     return;
   }
   const problems: string[] = [];
