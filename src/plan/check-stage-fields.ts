@@ -29,10 +29,10 @@ export function checkStageFields({ stage, index }: StageEntry, at: YamlLocator, 
     const problem = describeUnsafePath(value, base);
     if (problem) fail(`${what} "${value}" ${problem}`, where);
   };
-  checkPath(stage.working_dir, ["working_dir"], "working_dir", ".");
-  stage.files.forEach((file, i) => checkPath(file, ["files", i], "files entry"));
-  stage.artifacts.forEach((artifact, i) => checkPath(artifact, ["artifacts", i], "artifact"));
-  stage.wiring.forEach((wiring, i) => checkPath(wiring.source, ["wiring", i, "source"], "wiring source"));
+  checkPath(stage.working_dir, ["working_dir"], "`working_dir`", ".");
+  stage.files.forEach((file, i) => checkPath(file, ["files", i], "`files` entry"));
+  stage.artifacts.forEach((artifact, i) => checkPath(artifact, ["artifacts", i], "`artifacts` entry"));
+  stage.wiring.forEach((wiring, i) => checkPath(wiring.source, ["wiring", i, "source"], "`wiring` source"));
 
   stage.acceptance.forEach((criterion, i) => {
     const where = typeof criterion === "string" ? ["acceptance", i] : ["acceptance", i, "command"];

@@ -86,7 +86,7 @@ describe("malformed and hostile plans give located errors and never throw", () =
     assert.deepEqual(errors, [
       '9:11 stage id "../../x" may contain only letters, digits, "-" and "_" (it becomes a branch name, a label and a file name)',
       '11:22 stage "../../x" depends on unknown stage "../y"',
-      '12:15 stage "../../x": files entry "../z" leaves the repository through ".."',
+      '12:15 stage "../../x": `files` entry "../z" leaves the repository through ".."',
     ]);
   });
 

@@ -25,7 +25,7 @@ describe("a stage that fails the schema still gets every other check", () => {
     expectError(result, 'stage "b": `max_turns` must be a positive whole number, got -3', 16, 18);
     expectError(result, 'stage "b" depends on unknown stage "ghost"', 17, 25);
     expectError(result, "dependency cycle: a → b → a", 12, 22);
-    expectError(result, 'files entry "/etc/passwd" must be relative', 18, 15);
+    expectError(result, '`files` entry "/etc/passwd" must be relative', 18, 15);
     assert.deepEqual(result.ok ? [] : result.stages?.map((s) => s.id), ["a", "b"], "both stages are shown");
   });
 
