@@ -46,6 +46,11 @@ export type FakeGitHub = {
   /** Marks a dispatched run finished with its loom-result (served as a zipped artifact). */
   finishRun(runId: number, conclusion: string, result: StageResult | null): void;
   unhandled: string[];
+  /**
+   * Requests GitHub fails (an outage): the next `times` requests whose method matches and whose
+   * path matches `path` get `status` instead of an answer (`times: Infinity`: every one).
+   */
+  faults: { method: string; path: RegExp; status: number; times: number }[];
   /** Removes the catch-alls (call before `gh.done()`). */
   close(): void;
 };
@@ -89,6 +94,7 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
       }
     },
     unhandled: [],
+    faults: [],
     close: () => undefined,
   };
   const interceptors: nock.Interceptor[] = [];
@@ -100,6 +106,11 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
       const path = url.pathname + url.search;
       const recorded = gh.requests.findLast((r) => r.method === method && r.path === path);
       const body = recorded?.body as Json | undefined;
+      const fault = fake.faults.find((f) => f.times > 0 && f.method === method && f.path.test(url.pathname));
+      if (fault !== undefined) {
+        fault.times -= 1;
+        return [fault.status, { message: "Server Error" }];
+      }
       const [status, data, headers] = route(
         fake,
         method,
