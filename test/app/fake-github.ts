@@ -51,6 +51,8 @@ export type FakeGitHub = {
    * path matches `path` get `status` instead of an answer (`times: Infinity`: every one).
    */
   faults: { method: string; path: RegExp; status: number; times: number }[];
+  /** GitHub's compare status of `base...head` (default `ahead`: head contains base). */
+  compare: (base: string, head: string) => "ahead" | "identical" | "behind" | "diverged";
   /** Removes the catch-alls (call before `gh.done()`). */
   close(): void;
 };
@@ -95,6 +97,7 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
     },
     unhandled: [],
     faults: [],
+    compare: () => "ahead",
     close: () => undefined,
   };
   const interceptors: nock.Interceptor[] = [];
@@ -389,8 +392,8 @@ function route(fake: FakeGitHub, method: string, url: URL, body: Json, accept: s
     fake.refs.set(base, sha);
     return [201, { sha, commit: { message: body["commit_message"] } }];
   }
-  if (method === "GET" && /^\/compare\/.+$/.test(rest)) {
-    return [200, { status: "ahead", ahead_by: 1, behind_by: 0 }];
+  if (method === "GET" && (m = /^\/compare\/([^.]+)\.\.\.(.+)$/.exec(rest))) {
+    return [200, { status: fake.compare(m[1] ?? "", m[2] ?? ""), ahead_by: 1, behind_by: 0 }];
   }
   return unhandled(fake, method, path);
 }

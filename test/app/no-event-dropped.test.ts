@@ -307,3 +307,9 @@ test("work parked by one App instance is resumed by another (a restart or a new 
   await h.finish();
   h = undefined;
 });
+
+test("a delivery's waits between its 10 attempts grow from 5 s and stay capped at 5 minutes", () => {
+  const waits = Array.from({ length: MAX_INBOX_ATTEMPTS - 1 }, (_, i) => computeInboxBackoff(i + 1) / 1000);
+  assert.deepEqual(waits, [5, 10, 20, 40, 80, 160, 300, 300, 300]);
+  assert.equal(computeInboxBackoff(1000), INBOX_BACKOFF_CAP_MS, "a huge attempt count is still capped");
+});
