@@ -8,11 +8,12 @@ import { recordPlanChange } from "../metrics/record-plan-change.ts";
 import { formatPlanKey } from "../store/store.ts";
 import type { EffectInput, PlanKey, TimerInput } from "../store/store.ts";
 import type { EngineDeps } from "./engine-deps.ts";
+import { parkEvents } from "./park-events.ts";
 import { readStoredPlan } from "./stored-plan.ts";
 import type { RepoSettings, StoredPlan } from "./stored-plan.ts";
 
-/** Compare-and-swap attempts before giving up (each loses only to another writer's success). */
-const MAX_CAS_ATTEMPTS = 20;
+/** Compare-and-swap attempts in a row (each loses only to another writer's success) before parking. */
+export const MAX_CAS_ATTEMPTS = 20;
 /** The plan's wake-up timer (the reducer's next due time: backoff, heartbeat check). */
 export const WAKE_TIMER = "wake";
 
@@ -23,15 +24,24 @@ export type ApplyEventsInput = {
   repo?: RepoSettings;
   /** Effects the app decided itself (replies to refused commands), enqueued with the commit. */
   effects?: Effect[];
+  /**
+   * After `MAX_CAS_ATTEMPTS` lost compare-and-swaps: park the events in the inbox (default), or
+   * report the conflict (the inbox applying parked events: it retries them itself).
+   */
+  onConflict?: "park" | "report";
 };
 
 export type ApplyEventsResult =
-  { ok: true; plan: StoredPlan; effects: Effect[] } | { ok: false; reason: "no-plan" | "conflict" };
+  | { ok: true; plan: StoredPlan; effects: Effect[] }
+  | { ok: false; reason: "no-plan" | "conflict" }
+  | { ok: false; reason: "parked"; parkedId: string };
 
 /**
  * Feeds events through the reducer and commits the new state with the effects it decided, in one
  * compare-and-swap; on a conflict (another replica or worker wrote first) it re-reads and decides
- * again from the fresh state, so no event is applied on stale state and no effect is lost.
+ * again from the fresh state, so no event is applied on stale state and no effect is lost. When it
+ * keeps losing, the events are parked in the inbox rather than dropped: the inbox applies them
+ * later, with backoff, on any replica, and gives up only visibly.
  */
 export async function applyEvents(deps: EngineDeps, input: ApplyEventsInput): Promise<ApplyEventsResult> {
   const planKey = formatPlanKey(input.key);
@@ -73,8 +83,22 @@ export async function applyEvents(deps: EngineDeps, input: ApplyEventsInput): Pr
     }
     deps.log.debug({ planKey, attempt }, "plan changed meanwhile; deciding again");
   }
-  deps.log.warn({ planKey }, "gave up committing after repeated conflicts");
-  return { ok: false, reason: "conflict" };
+  const reason = `the plan changed ${MAX_CAS_ATTEMPTS} times in a row while these events were applied`;
+  if (input.onConflict === "report" || (input.events.length === 0 && (input.effects ?? []).length === 0)) {
+    deps.log.warn({ planKey }, reason);
+    return { ok: false, reason: "conflict" };
+  }
+  const parkedId = await parkEvents(
+    deps,
+    {
+      key: input.key,
+      events: input.events,
+      ...(input.repo === undefined ? {} : { repo: input.repo }),
+      ...(input.effects === undefined ? {} : { effects: input.effects }),
+    },
+    reason,
+  );
+  return { ok: false, reason: "parked", parkedId };
 }
 
 /** Effects that bring something on GitHub up to date with the state: running one twice is harmless. */

@@ -16,6 +16,7 @@ import { comesFromFork } from "../trust/comes-from-fork.ts";
 import { authorizeSender } from "../trust/authorize-sender.ts";
 import { applyEvents } from "./apply-events.ts";
 import { buildPlanSpec } from "./build-plan-spec.ts";
+import { findLostMerges } from "./find-lost-merges.ts";
 import { isLoomProducedHead } from "./plans-of-pull.ts";
 import type { EngineDeps } from "./engine-deps.ts";
 import { readRepoConfig, CONFIG_PATH } from "./read-repo-config.ts";
@@ -203,6 +204,9 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
           ...(headAt === undefined ? {} : { pushedAt: headAt }),
           ...(fork === null ? {} : { fork }),
         });
+      // A stage counts as merged only while the head contains its commit (a force-push may drop it).
+      if (state.pr.headSha !== pull.head.sha)
+        events.push(...(await findLostMerges(deps, octokit, repo, state, pull.head.sha)));
     }
     if (!trust.trusted) deps.log.info({ path, reason: trust.reason }, "plan waits for /loom approve");
     await applyEvents(deps, { key: keyOf(repo, pull.number, path), events, repo: settings });

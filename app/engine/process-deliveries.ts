@@ -1,20 +1,24 @@
 import type { InboxDelivery } from "../store/store.ts";
+import { applyParkedEvents } from "./apply-parked-events.ts";
 import type { EngineDeps } from "./engine-deps.ts";
+import { computeInboxBackoff, MAX_INBOX_ATTEMPTS } from "./inbox-backoff.ts";
 import { onCheckRun } from "./on-check-run.ts";
 import { onCheckSuite } from "./on-check-suite.ts";
 import { onIssueComment } from "./on-issue-comment.ts";
 import { onPullRequest } from "./on-pull-request.ts";
 import { onWorkflowRun } from "./on-workflow-run.ts";
+import { PARKED_EVENTS } from "./park-events.ts";
+import { replyDeadLetter } from "./reply-dead-letter.ts";
 
 /** Lease of a claimed delivery: longer than reading a pull request's plans takes. */
 const DELIVERY_LEASE_MS = 120_000;
-/** A delivery whose processing keeps failing (GitHub down…) is given up after this many tries. */
-const MAX_DELIVERY_ATTEMPTS = 5;
 
 /**
- * Claims recorded webhook deliveries, oldest first, and turns each into orchestrator events.
- * A failure leaves the delivery to be claimed again when its lease ends (up to a limit); the
- * periodic reconcile heals whatever is lost. Returns how many were claimed.
+ * Claims recorded webhook deliveries (and loom's own parked events), oldest first, and turns each
+ * into orchestrator events. Nothing is dropped: a failed attempt (GitHub down, the plan changing
+ * under it) parks the delivery with its error until its next attempt, with backoff, while later
+ * deliveries flow; after `MAX_INBOX_ATTEMPTS` it is given up visibly (an error log, the `given_up`
+ * count, and for a command a reply saying it was not carried out). Returns how many were claimed.
  */
 export async function processDeliveries(deps: EngineDeps, limit: number): Promise<number> {
   const claimed = await deps.store.claimDeliveries(deps.workerId, limit, DELIVERY_LEASE_MS, deps.now());
@@ -30,16 +34,22 @@ async function processOne(deps: EngineDeps, delivery: InboxDelivery): Promise<vo
     deps.metrics?.deliveriesProcessed.inc({ outcome: "processed" });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    if (delivery.attempts >= MAX_DELIVERY_ATTEMPTS) {
-      log.error({ err: error, attempts: delivery.attempts }, "delivery given up");
-      await deps.store.completeDelivery(delivery.id, deps.now(), message);
+    if (delivery.attempts >= MAX_INBOX_ATTEMPTS) {
+      const reason = `gave up after ${delivery.attempts} attempts: ${message}`;
+      log.error({ err: error, attempts: delivery.attempts }, "delivery given up (dead-lettered)");
+      await deps.store.completeDelivery(delivery.id, deps.now(), reason);
       deps.metrics?.deliveriesProcessed.inc({ outcome: "given_up" });
+      await replyDeadLetter(deps, delivery, message).catch((replyError: unknown) =>
+        log.error({ err: replyError }, "could not enqueue the reply to a given-up command"),
+      );
       return;
     }
+    const retryAt = deps.now() + computeInboxBackoff(delivery.attempts);
+    await deps.store.failDelivery(delivery.id, message, retryAt);
     deps.metrics?.deliveriesProcessed.inc({ outcome: "failed" });
     log.warn(
-      { err: error, attempts: delivery.attempts },
-      "delivery failed; it is retried when its lease ends",
+      { err: error, attempts: delivery.attempts, retryAt },
+      "delivery failed; it waits in the inbox for its next attempt",
     );
   }
 }
@@ -56,6 +66,8 @@ export function routeDelivery(deps: EngineDeps, delivery: InboxDelivery): Promis
       return onCheckSuite(deps, delivery.payload);
     case "workflow_run":
       return onWorkflowRun(deps, delivery.payload);
+    case PARKED_EVENTS:
+      return applyParkedEvents(deps, delivery.payload);
     default:
       deps.log.debug({ event: delivery.name }, "event loom does not use");
       return Promise.resolve();

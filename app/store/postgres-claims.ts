@@ -42,7 +42,7 @@ export async function claimPostgresEffects(
   return rows.sort(bySeq).map(readOutboxEffect);
 }
 
-/** Unprocessed, free deliveries, oldest received first; leased to `owner`. */
+/** Unprocessed, free and due deliveries, oldest recorded first; leased to `owner`. */
 export async function claimPostgresDeliveries(
   pool: pg.Pool,
   owner: string,
@@ -53,13 +53,13 @@ export async function claimPostgresDeliveries(
   const { rows } = await pool.query<Row>(
     `WITH candidates AS (
        SELECT seq FROM loom_deliveries
-       WHERE completed_at IS NULL AND lease_until <= $1
+       WHERE completed_at IS NULL AND lease_until <= $1 AND available_at <= $1
        ORDER BY seq LIMIT $2
        FOR UPDATE SKIP LOCKED
      )
      UPDATE loom_deliveries d SET lease_owner = $3, lease_until = $4, attempts = d.attempts + 1
      FROM candidates c WHERE d.seq = c.seq
-     RETURNING d.seq, d.id, d.name, d.payload, d.received_at, d.attempts, d.lease_until`,
+     RETURNING d.seq, d.id, d.name, d.payload, d.received_at, d.attempts, d.lease_until, d.last_error`,
     [now, limit, owner, leaseUntil],
   );
   return rows.sort(bySeq).map(readDelivery);

@@ -11,7 +11,14 @@ import {
   releasePostgresLeases,
 } from "./postgres-claims.ts";
 import type { Row } from "./store-rows.ts";
-import { formatPullKey, readBacklog, readEffectRecord, readPlanRecord, writeJson } from "./store-rows.ts";
+import {
+  formatPullKey,
+  readBacklog,
+  readDeliveryRecord,
+  readEffectRecord,
+  readPlanRecord,
+  writeJson,
+} from "./store-rows.ts";
 import type { Store } from "./store.ts";
 import { formatPlanKey } from "./store.ts";
 
@@ -162,8 +169,16 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
 
     async recordDelivery(delivery) {
       const r = await pool.query(
-        "INSERT INTO loom_deliveries (id, name, payload, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING",
-        [delivery.id, delivery.name, writeJson(delivery.payload), delivery.receivedAt],
+        `INSERT INTO loom_deliveries (id, name, payload, received_at, available_at, last_error)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
+        [
+          delivery.id,
+          delivery.name,
+          writeJson(delivery.payload),
+          delivery.receivedAt,
+          delivery.availableAt ?? 0,
+          delivery.lastError ?? null,
+        ],
       );
       return r.rowCount === 1;
     },
@@ -177,6 +192,20 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
         "UPDATE loom_deliveries SET completed_at = $1, error = $2, lease_owner = NULL, lease_until = 0 WHERE id = $3",
         [now, error ?? null, id],
       );
+    },
+
+    async failDelivery(id, error, retryAt) {
+      const r = await pool.query(
+        `UPDATE loom_deliveries SET last_error = $1, available_at = $2, lease_owner = NULL, lease_until = 0
+         WHERE id = $3 AND completed_at IS NULL`,
+        [error, retryAt, id],
+      );
+      return r.rowCount === 1;
+    },
+
+    async getDelivery(id) {
+      const rows = await query("SELECT * FROM loom_deliveries WHERE id = $1", [id]);
+      return rows[0] === undefined ? null : readDeliveryRecord(rows[0]);
     },
 
     async pruneDeliveries(olderThan) {

@@ -77,4 +77,14 @@ export const sqliteMigrations: readonly Migration[] = [
       UPDATE loom_plans SET created_at = updated_at;
     `,
   },
+  {
+    // 3: a delivery that failed waits for its next attempt (`available_at`) with the error it
+    // failed with (`last_error`), instead of for its lease to end. Additive: rows stored before it
+    // are due at once and have no error yet; a loom of version 2 still claims and writes them.
+    version: 3,
+    sql: `
+      ALTER TABLE loom_deliveries ADD COLUMN available_at INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE loom_deliveries ADD COLUMN last_error TEXT;
+    `,
+  },
 ];

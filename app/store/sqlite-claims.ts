@@ -38,7 +38,7 @@ export function claimSqliteEffects(
   });
 }
 
-/** Unprocessed, free deliveries, oldest received first; leased to `owner`. */
+/** Unprocessed, free and due deliveries, oldest recorded first; leased to `owner`. */
 export function claimSqliteDeliveries(
   db: DatabaseSync,
   owner: string,
@@ -50,10 +50,11 @@ export function claimSqliteDeliveries(
     .prepare(
       `UPDATE loom_deliveries SET lease_owner = ?, lease_until = ?, attempts = attempts + 1
        WHERE seq IN (SELECT seq FROM loom_deliveries
-                     WHERE completed_at IS NULL AND lease_until <= ? ORDER BY seq LIMIT ?)
-       RETURNING seq, id, name, payload, received_at, attempts, lease_until`,
+                     WHERE completed_at IS NULL AND lease_until <= ? AND available_at <= ?
+                     ORDER BY seq LIMIT ?)
+       RETURNING seq, id, name, payload, received_at, attempts, lease_until, last_error`,
     )
-    .all(owner, leaseUntil, now, limit);
+    .all(owner, leaseUntil, now, now, limit);
   return rows.sort((a, b) => Number(a["seq"]) - Number(b["seq"])).map(readDelivery);
 }
 

@@ -13,7 +13,14 @@ import {
   releaseSqliteLeases,
 } from "./sqlite-claims.ts";
 import type { Row } from "./store-rows.ts";
-import { formatPullKey, readBacklog, readEffectRecord, readPlanRecord, writeJson } from "./store-rows.ts";
+import {
+  formatPullKey,
+  readBacklog,
+  readDeliveryRecord,
+  readEffectRecord,
+  readPlanRecord,
+  writeJson,
+} from "./store-rows.ts";
 import type { Store } from "./store.ts";
 import { formatPlanKey } from "./store.ts";
 
@@ -156,11 +163,14 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 
     recordDelivery(delivery) {
       const changes = run(
-        "INSERT INTO loom_deliveries (id, name, payload, received_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+        `INSERT INTO loom_deliveries (id, name, payload, received_at, available_at, last_error)
+         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
         delivery.id,
         delivery.name,
         writeJson(delivery.payload),
         delivery.receivedAt,
+        delivery.availableAt ?? 0,
+        delivery.lastError ?? null,
       );
       return Promise.resolve(changes === 1);
     },
@@ -177,6 +187,22 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
         id,
       );
       return Promise.resolve();
+    },
+
+    failDelivery(id, error, retryAt) {
+      const changes = run(
+        `UPDATE loom_deliveries SET last_error = ?, available_at = ?, lease_owner = NULL, lease_until = 0
+         WHERE id = ? AND completed_at IS NULL`,
+        error,
+        retryAt,
+        id,
+      );
+      return Promise.resolve(changes === 1);
+    },
+
+    getDelivery(id) {
+      const rows = all("SELECT * FROM loom_deliveries WHERE id = ?", id);
+      return Promise.resolve(rows[0] === undefined ? null : readDeliveryRecord(rows[0]));
     },
 
     pruneDeliveries(olderThan) {

@@ -1,5 +1,6 @@
 import type {
   Backlog,
+  DeliveryRecord,
   DueTimer,
   EffectRecord,
   InboxDelivery,
@@ -112,6 +113,20 @@ export function readDelivery(row: Row): InboxDelivery {
     receivedAt: readNumber(row, "received_at"),
     attempts: readNumber(row, "attempts"),
     leaseUntil: readNumber(row, "lease_until"),
+    lastError: readNullableString(row, "last_error"),
+  };
+}
+
+export function readDeliveryRecord(row: Row): DeliveryRecord {
+  return {
+    id: readString(row, "id"),
+    name: readString(row, "name"),
+    receivedAt: readNumber(row, "received_at"),
+    attempts: readNumber(row, "attempts"),
+    lastError: readNullableString(row, "last_error"),
+    availableAt: readNumber(row, "available_at"),
+    completedAt: readNullableNumber(row, "completed_at"),
+    error: readNullableString(row, "error"),
   };
 }
 

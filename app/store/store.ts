@@ -110,11 +110,44 @@ export type EffectRecord = {
   completedAt: number | null;
 };
 
-/** A webhook delivery as received; `id` is the `X-GitHub-Delivery` header. */
-export type DeliveryInput = { id: string; name: string; payload: unknown; receivedAt: number };
+/**
+ * A webhook delivery as received; `id` is the `X-GitHub-Delivery` header. loom also parks its own
+ * work here (events whose commit kept losing the compare-and-swap): those are first claimable at
+ * `availableAt` (default: at once) and carry the error that parked them.
+ */
+export type DeliveryInput = {
+  id: string;
+  name: string;
+  payload: unknown;
+  receivedAt: number;
+  availableAt?: number;
+  lastError?: string;
+};
 
 /** A claimed delivery, leased to the claimer until `leaseUntil`. */
-export type InboxDelivery = DeliveryInput & { attempts: number; leaseUntil: number };
+export type InboxDelivery = Omit<DeliveryInput, "availableAt" | "lastError"> & {
+  /** Claims so far, this one included (1 on the first claim). */
+  attempts: number;
+  leaseUntil: number;
+  /** The error of the previous failed attempt (or the one that parked it), if any. */
+  lastError: string | null;
+};
+
+/** What `getDelivery` returns: where a delivery stands (waiting, parked, processed or dead-lettered). */
+export type DeliveryRecord = {
+  id: string;
+  name: string;
+  receivedAt: number;
+  attempts: number;
+  /** The error of the last failed attempt (null while none failed). */
+  lastError: string | null;
+  /** When it may be claimed next (0: at once). */
+  availableAt: number;
+  /** When it was processed or given up (null while it waits). */
+  completedAt: number | null;
+  /** Why it was given up (dead-lettered); null when processed or still waiting. */
+  error: string | null;
+};
 
 /** A claimed due timer. Pass it back to `deleteTimer` once handled. */
 export type DueTimer = { planKey: PlanKey; key: string; at: number };
@@ -178,10 +211,22 @@ export interface Store {
   // ---- inbox ----
   /** Stores a delivery; false when its id was already recorded (duplicate: ignore it). */
   recordDelivery(delivery: DeliveryInput): Promise<boolean>;
-  /** Leases up to `limit` unprocessed deliveries to `owner`, oldest received first. */
+  /**
+   * Leases up to `limit` unprocessed, due (`availableAt <= now`) deliveries to `owner`, oldest
+   * recorded first: a parked delivery waiting for its next attempt holds nothing else back.
+   */
   claimDeliveries(owner: string, limit: number, leaseMs: number, now: number): Promise<InboxDelivery[]>;
-  /** Marks a delivery processed (with the error if processing gave up); it is never claimed again. */
+  /**
+   * Marks a delivery processed, or given up (dead-lettered) with `error`: it is never claimed again.
+   */
   completeDelivery(id: string, now: number, error?: string): Promise<void>;
+  /**
+   * A failed attempt: releases the lease, records `error` and parks the delivery until `retryAt`
+   * (attempts are kept). False when the delivery is unknown or already completed.
+   */
+  failDelivery(id: string, error: string, retryAt: number): Promise<boolean>;
+  /** Where a delivery stands, or null when it was never recorded (or pruned). */
+  getDelivery(id: string): Promise<DeliveryRecord | null>;
   /**
    * Deletes processed deliveries completed before `olderThan`; returns how many. A pruned id is no
    * longer deduplicated, so keep them longer than a redelivery could come (days).

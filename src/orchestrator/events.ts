@@ -183,6 +183,18 @@ export type OrchestratorEvent =
       detail: string;
     }
   | {
+      /**
+       * The pull request's head `headSha` no longer contains `sha`, the commit that made stage
+       * `stageId` merged: a push rewrote the branch's history (a force-push). The app finds it by
+       * comparing commits when the head moves by a push that is not loom's own merge.
+       */
+      type: "merge.lost";
+      at: number;
+      stageId: string;
+      headSha: string;
+      sha: string;
+    }
+  | {
       type: "command.received";
       at: number;
       command: CommandName;

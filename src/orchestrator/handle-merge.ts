@@ -3,7 +3,7 @@ import type { StageState } from "./state.ts";
 import type { StepContext } from "./step-context.ts";
 import { recordLoomHead } from "./move-head.ts";
 import { getMergePoint } from "./make-target-branch.ts";
-import { emit, makeStageBranch, makeStageKey, moveStage, reject } from "./step-context.ts";
+import { addNote, emit, makeStageBranch, makeStageKey, moveStage, reject } from "./step-context.ts";
 
 /**
  * Asks the app to merge the stage branch into the merge point (`getMergePoint`: the pull request's
@@ -58,6 +58,10 @@ export function handleMergeFinished(
       // A fork plan's merges move its result branch, never the pull request's head.
       if (event.outcome === "merged" && event.sha && !ctx.state.fork) recordLoomHead(ctx, event.sha);
       stage.merged = true;
+      {
+        const contained = stage.checkedSha ?? (event.outcome === "merged" ? event.sha : undefined);
+        if (contained) stage.mergedSha = contained;
+      }
       stage.notes.push({
         at: ctx.at,
         text:
@@ -98,4 +102,34 @@ export function handleMergeFinished(
       );
       return;
   }
+}
+
+/**
+ * A push removed a merged stage's commit from the pull request's head (force-push): the stage is
+ * no longer merged, so its dependents that have not started wait. With the commit its checks ran
+ * on it is merged again; without one (older plans) it waits for a person, saying why. A report
+ * about a head that has moved on since is stale and ignored.
+ */
+export function handleMergeLost(
+  ctx: StepContext,
+  event: Extract<OrchestratorEvent, { type: "merge.lost" }>,
+): void {
+  const stage = ctx.state.stages[event.stageId];
+  if (!stage?.merged) {
+    reject(ctx, event.stageId, "merge.lost for a stage that is not merged");
+    return;
+  }
+  if (event.headSha !== ctx.state.pr.headSha) {
+    reject(ctx, stage.id, `merge.lost for head ${event.headSha.slice(0, 7)}, which is no longer the head`);
+    return;
+  }
+  stage.merged = false;
+  delete stage.mergedSha;
+  const why = `${ctx.state.pr.headRef} at ${event.headSha.slice(0, 7)} no longer contains ${event.sha.slice(0, 7)} (a push rewrote its history)`;
+  if (stage.status === "completed" && stage.checkedSha) {
+    addNote(ctx, stage, `${why}; merging the stage again`);
+    requestMerge(ctx, stage);
+    return;
+  }
+  moveStage(ctx, stage, "merge-blocked", `${why}; \`/loom retry ${stage.id}\` runs the stage again`);
 }

@@ -51,6 +51,11 @@ export type StageState = {
    * absent when the run did not say (older plans).
    */
   checkedSha?: string | null;
+  /**
+   * While merged: the commit the pull request's head must contain for the stage to count as merged
+   * (the checked commit, else loom's merge commit). Absent in older plans or when not known.
+   */
+  mergedSha?: string;
 };
 
 /**

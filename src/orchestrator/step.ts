@@ -9,7 +9,7 @@ import { applyPlanChange, closePlan, createPlanState, reopenStages } from "./app
 import { confirmHead, moveHead } from "./move-head.ts";
 import { handleCommand, replyClosed } from "./handle-command.ts";
 import { handleRefusal } from "./handle-refusal.ts";
-import { handleMergeFinished } from "./handle-merge.ts";
+import { handleMergeFinished, handleMergeLost } from "./handle-merge.ts";
 import { handleHeartbeat, handleRunDispatched, handleRunFinished, handleRunStarted } from "./handle-run.ts";
 import { handleTick } from "./handle-tick.ts";
 import { schedule } from "./schedule.ts";
@@ -131,6 +131,9 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
       return false;
     case "merge.finished":
       handleMergeFinished(ctx, event);
+      return false;
+    case "merge.lost":
+      handleMergeLost(ctx, event);
       return false;
     case "command.received":
       handleCommand(ctx, event);

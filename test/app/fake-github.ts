@@ -46,6 +46,13 @@ export type FakeGitHub = {
   /** Marks a dispatched run finished with its loom-result (served as a zipped artifact). */
   finishRun(runId: number, conclusion: string, result: StageResult | null): void;
   unhandled: string[];
+  /**
+   * Requests GitHub fails (an outage): the next `times` requests whose method matches and whose
+   * path matches `path` get `status` instead of an answer (`times: Infinity`: every one).
+   */
+  faults: { method: string; path: RegExp; status: number; times: number }[];
+  /** GitHub's compare status of `base...head` (default `ahead`: head contains base). */
+  compare: (base: string, head: string) => "ahead" | "identical" | "behind" | "diverged";
   /** Removes the catch-alls (call before `gh.done()`). */
   close(): void;
 };
@@ -89,6 +96,8 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
       }
     },
     unhandled: [],
+    faults: [],
+    compare: () => "ahead",
     close: () => undefined,
   };
   const interceptors: nock.Interceptor[] = [];
@@ -100,6 +109,11 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
       const path = url.pathname + url.search;
       const recorded = gh.requests.findLast((r) => r.method === method && r.path === path);
       const body = recorded?.body as Json | undefined;
+      const fault = fake.faults.find((f) => f.times > 0 && f.method === method && f.path.test(url.pathname));
+      if (fault !== undefined) {
+        fault.times -= 1;
+        return [fault.status, { message: "Server Error" }];
+      }
       const [status, data, headers] = route(
         fake,
         method,
@@ -378,8 +392,8 @@ function route(fake: FakeGitHub, method: string, url: URL, body: Json, accept: s
     fake.refs.set(base, sha);
     return [201, { sha, commit: { message: body["commit_message"] } }];
   }
-  if (method === "GET" && /^\/compare\/.+$/.test(rest)) {
-    return [200, { status: "ahead", ahead_by: 1, behind_by: 0 }];
+  if (method === "GET" && (m = /^\/compare\/([^.]+)\.\.\.(.+)$/.exec(rest))) {
+    return [200, { status: fake.compare(m[1] ?? "", m[2] ?? ""), ahead_by: 1, behind_by: 0 }];
   }
   return unhandled(fake, method, path);
 }

@@ -6,6 +6,7 @@ import { Probot, ProbotOctokit } from "probot";
 import pino from "pino";
 import { createLoomApp } from "../../app/index.ts";
 import type { Engine } from "../../app/engine/create-engine.ts";
+import type { LoomMetrics } from "../../app/metrics/create-metrics.ts";
 import { openStore } from "../../app/store/open-store.ts";
 import type { Store } from "../../app/store/store.ts";
 import { mockGitHub } from "../support/github-mock.ts";
@@ -68,7 +69,14 @@ export type Harness = {
   cleanup(): Promise<void>;
 };
 
-export type HarnessOptions = { store?: Store; planText?: string; workerId?: string; clock?: () => number };
+export type HarnessOptions = {
+  store?: Store;
+  planText?: string;
+  workerId?: string;
+  clock?: () => number;
+  /** The App's metrics (default: its own, which the test cannot read). */
+  metrics?: LoomMetrics;
+};
 
 export function createProbot(): Probot {
   return new Probot({
@@ -99,7 +107,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   fake.roles.set("alice", "write");
   let time = Date.UTC(2026, 10, 22, 0, 0, 0);
   const clock = options.clock ?? (() => (time += 1000));
-  const { probot, engine: loaded } = await loadInstance(store, options.workerId ?? "test-worker", clock);
+  const { probot, engine: loaded } = await loadInstance(
+    store,
+    options.workerId ?? "test-worker",
+    clock,
+    options.metrics,
+  );
   const close = async () => {
     fake.close();
     if (options.store === undefined) await store.close();
@@ -131,7 +144,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 }
 
 /** A Probot app with loom loaded on `store`; its engine is drained by the test. */
-export async function loadInstance(store: Store, workerId: string, now: () => number): Promise<Instance> {
+export async function loadInstance(
+  store: Store,
+  workerId: string,
+  now: () => number,
+  metrics?: LoomMetrics,
+): Promise<Instance> {
   const probot = createProbot();
   let engine: Engine | undefined;
   await probot.load(
@@ -142,6 +160,7 @@ export async function loadInstance(store: Store, workerId: string, now: () => nu
       botLogin: BOT,
       autoDrain: false,
       sleep: () => Promise.resolve(),
+      ...(metrics === undefined ? {} : { metrics }),
       onEngine: (created) => {
         engine = created;
       },

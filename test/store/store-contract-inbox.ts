@@ -36,8 +36,69 @@ export function describeInboxContract(open: (t: TestContext) => Promise<Store>):
           receivedAt: 1,
           attempts: 1,
           leaseUntil: 1005,
+          lastError: null,
         },
       ]);
+    });
+
+    it("parks a failed delivery until its next attempt with its error, while later ones flow", async (t) => {
+      const store = await open(t);
+      for (const id of ["d1", "d2"])
+        await store.recordDelivery({ id, name: "workflow_run", payload: id, receivedAt: 1 });
+      const [first] = await store.claimDeliveries("w", 1, 60_000, 10);
+      assert.equal(first?.id, "d1");
+      assert.equal(await store.failDelivery("d1", "GitHub answered 502", 5_000), true);
+      // The lease is gone, but d1 waits for 5000: d2 is handed out meanwhile.
+      assert.deepEqual(
+        (await store.claimDeliveries("w", 10, 60_000, 20)).map((d) => d.id),
+        ["d2"],
+      );
+      assert.deepEqual(await store.claimDeliveries("w", 10, 60_000, 4_999), []);
+      assert.deepEqual(await store.getDelivery("d1"), {
+        id: "d1",
+        name: "workflow_run",
+        receivedAt: 1,
+        attempts: 1,
+        lastError: "GitHub answered 502",
+        availableAt: 5_000,
+        completedAt: null,
+        error: null,
+      });
+      const [again] = await store.claimDeliveries("other", 10, 60_000, 5_000);
+      assert.deepEqual([again?.id, again?.attempts, again?.lastError], ["d1", 2, "GitHub answered 502"]);
+      await store.completeDelivery("d1", 6_000, "gave up after 2 attempts: GitHub answered 502");
+      assert.equal(
+        await store.failDelivery("d1", "late", 7_000),
+        false,
+        "a completed delivery stays completed",
+      );
+      assert.deepEqual(await store.getDelivery("d1").then((d) => d && [d.completedAt, d.error]), [
+        6_000,
+        "gave up after 2 attempts: GitHub answered 502",
+      ]);
+      assert.equal(await store.getDelivery("never"), null);
+    });
+
+    it("records loom's own parked work due later, with the error that parked it", async (t) => {
+      const store = await open(t);
+      await store.recordDelivery({
+        id: "parked",
+        name: "loom.events",
+        payload: { events: [] },
+        receivedAt: 10,
+        availableAt: 100,
+        lastError: "lost the compare-and-swap 20 times",
+      });
+      await store.recordDelivery({ id: "webhook", name: "pull_request", payload: null, receivedAt: 11 });
+      assert.deepEqual(
+        (await store.claimDeliveries("w", 10, 1000, 99)).map((d) => d.id),
+        ["webhook"],
+      );
+      const [parked] = await store.claimDeliveries("w", 10, 1000, 100);
+      assert.deepEqual(
+        [parked?.id, parked?.attempts, parked?.lastError],
+        ["parked", 1, "lost the compare-and-swap 20 times"],
+      );
     });
 
     it("hands out deliveries oldest first, leased, and never again once completed", async (t) => {

@@ -15,7 +15,8 @@ import type { CreateTestDatabase, TestDatabase } from "./test-database.ts";
 /** A plan row as loom's first schema wrote it (no `created_at`); `1 = 1` is true in both dialects. */
 const SEED_V1_PLAN = `
   INSERT INTO loom_plans (plan_key, pull_key, installation_id, owner, repo, pr, plan_path, state, active, version, updated_at)
-  VALUES ('octo/hello#12:doc/plans/PLAN-1.md', 'octo/hello#12', 1, 'octo', 'hello', 12, 'doc/plans/PLAN-1.md', '"v1"', 1 = 1, 3, 777);`;
+  VALUES ('octo/hello#12:doc/plans/PLAN-1.md', 'octo/hello#12', 1, 'octo', 'hello', 12, 'doc/plans/PLAN-1.md', '"v1"', 1 = 1, 3, 777);
+  INSERT INTO loom_deliveries (id, name, payload, received_at, attempts) VALUES ('waiting', 'issue_comment', '"p"', 5, 1);`;
 
 /**
  * Schema versions, on both adapters: the version is recorded, an older schema is migrated forward
@@ -46,7 +47,7 @@ export function describeSchemaContract(createDatabase: CreateTestDatabase): void
       assert.equal(await store.schemaVersion(), 0);
       await store.migrate();
       const latest = latestVersion(store.kind === "sqlite" ? sqliteMigrations : postgresMigrations);
-      assert.equal(latest, 2);
+      assert.equal(latest, 3);
       assert.equal(await store.schemaVersion(), latest);
       await store.migrate();
       assert.equal(await store.schemaVersion(), latest, "migrating again changes nothing");
@@ -54,7 +55,7 @@ export function describeSchemaContract(createDatabase: CreateTestDatabase): void
       await reopened.close();
     });
 
-    it("migrates a version 1 database forward, keeping its plans", async (t) => {
+    it("migrates a version 1 database forward, keeping its plans and its waiting deliveries", async (t) => {
       const { open } = await fresh(t);
       const old = open(
         (kindOf(open) === "sqlite" ? sqliteMigrations : postgresMigrations)
@@ -67,7 +68,15 @@ export function describeSchemaContract(createDatabase: CreateTestDatabase): void
 
       const store = open();
       await store.migrate();
-      assert.equal(await store.schemaVersion(), 2);
+      assert.equal(
+        await store.schemaVersion(),
+        latestVersion(store.kind === "sqlite" ? sqliteMigrations : postgresMigrations),
+      );
+      // A delivery recorded before deliveries could be parked is due at once, with no error yet.
+      assert.deepEqual(
+        (await store.claimDeliveries("w", 10, 1000, 0)).map((d) => [d.id, d.attempts, d.lastError]),
+        [["waiting", 2, null]],
+      );
       const plan = await store.getPlan(planKey(1));
       assert.deepEqual(
         plan && {
@@ -94,22 +103,24 @@ export function describeSchemaContract(createDatabase: CreateTestDatabase): void
     it("refuses a database whose schema is newer than the code, changing nothing", async (t) => {
       const { database, open } = await fresh(t);
       const known = kindOf(open) === "sqlite" ? sqliteMigrations : postgresMigrations;
-      const newer = open([...known, { version: 3, sql: "CREATE TABLE loom_future (x INTEGER)" }]);
+      const latest = latestVersion(known);
+      const future = latest + 1;
+      const newer = open([...known, { version: future, sql: "CREATE TABLE loom_future (x INTEGER)" }]);
       await newer.migrate();
-      assert.equal(await newer.schemaVersion(), 3);
+      assert.equal(await newer.schemaVersion(), future);
 
       const current = open();
       await assert.rejects(current.migrate(), (error: unknown) => {
         assert.ok(error instanceof SchemaTooNewError);
-        assert.deepEqual([error.found, error.supported], [3, 2]);
-        assert.match(error.message, /schema version 3/);
-        assert.match(error.message, /up to 2/);
+        assert.deepEqual([error.found, error.supported], [future, latest]);
+        assert.match(error.message, new RegExp(`schema version ${future}`));
+        assert.match(error.message, new RegExp(`up to ${latest}`));
         assert.match(error.message, /newer loom/);
         assert.match(error.message, /restore the backup/);
         return true;
       });
       await assert.rejects(openStore(database.options), SchemaTooNewError, "openStore passes the refusal on");
-      assert.equal(await newer.schemaVersion(), 3);
+      assert.equal(await newer.schemaVersion(), future);
     });
 
     it("applies a failing migration not at all: the schema stays at its old version", async (t) => {
@@ -118,7 +129,7 @@ export function describeSchemaContract(createDatabase: CreateTestDatabase): void
       const broken: Migration[] = [
         ...known,
         {
-          version: 3,
+          version: latestVersion(known) + 1,
           sql: "ALTER TABLE loom_plans ADD COLUMN half_done INTEGER; SELECT * FROM loom_missing;",
         },
       ];
@@ -128,7 +139,7 @@ export function describeSchemaContract(createDatabase: CreateTestDatabase): void
         // The second attempt fails the same way: the first one's ALTER TABLE was rolled back.
         await assert.rejects(open(broken).migrate(), /loom_missing/);
       }
-      assert.equal(await store.schemaVersion(), 2);
+      assert.equal(await store.schemaVersion(), latestVersion(known));
     });
   });
 }

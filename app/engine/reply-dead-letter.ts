@@ -1,0 +1,102 @@
+import { parseCommands } from "../../src/commands/parse-command.ts";
+import type { Effect } from "../../src/orchestrator/effects.ts";
+import type { CommandSource } from "../../src/orchestrator/events.ts";
+import { parseCheckRunExternalId } from "../../src/status/check-run-external-id.ts";
+import type { InboxDelivery, PlanKey } from "../store/store.ts";
+import { applyEvents } from "./apply-events.ts";
+import type { EngineDeps } from "./engine-deps.ts";
+import { PARKED_EVENTS } from "./park-events.ts";
+import { readParkedEvents } from "./apply-parked-events.ts";
+import { CheckRunDelivery, IssueCommentDelivery } from "./webhook-fields.ts";
+
+type Command = { key: PlanKey; source: CommandSource };
+
+/**
+ * A person's command that loom gave up on (a `/loom …` comment, a check-run button or re-run, or
+ * parked command events) gets a reply where it was given, saying it was not carried out and why,
+ * so nobody waits for something that will not happen. The reply goes through the outbox, so it is
+ * posted once GitHub answers again. Other deliveries are only logged and counted.
+ */
+export async function replyDeadLetter(
+  deps: EngineDeps,
+  delivery: InboxDelivery,
+  reason: string,
+): Promise<void> {
+  const commands = await findCommands(deps, delivery);
+  const body =
+    `loom could not carry out this command and gave up after ${delivery.attempts} attempts: ${reason}. ` +
+    "Nothing changed; give the command again.";
+  for (const [index, command] of commands.entries()) {
+    const effect: Effect = {
+      type: "reply",
+      key: `reply:given-up:${delivery.id}:${index}`,
+      source: command.source,
+      reaction: "-1",
+      body,
+    };
+    await applyEvents(deps, { key: command.key, events: [], effects: [effect] });
+  }
+}
+
+async function findCommands(deps: EngineDeps, delivery: InboxDelivery): Promise<Command[]> {
+  switch (delivery.name) {
+    case "issue_comment": {
+      const parsed = IssueCommentDelivery.safeParse(delivery.payload);
+      if (!parsed.success || parsed.data.action !== "created") return [];
+      if (parseCommands(parsed.data.comment.body ?? "").length === 0) return [];
+      const { repository, issue, comment } = parsed.data;
+      const key = await findPlanKey(deps, repository.owner.login, repository.name, issue.number);
+      return key === null ? [] : [{ key, source: { kind: "comment", commentId: comment.id } }];
+    }
+    case "check_run": {
+      const parsed = CheckRunDelivery.safeParse(delivery.payload);
+      if (!parsed.success) return [];
+      const { action, check_run: run, repository } = parsed.data;
+      const ref = parseCheckRunExternalId(run.external_id);
+      if (ref === null || (action !== "requested_action" && action !== "rerequested")) return [];
+      const source: CommandSource =
+        action === "rerequested"
+          ? { kind: "check-run-rerequest", checkRunId: run.id }
+          : { kind: "check-run-button", checkRunId: run.id };
+      for (const pull of run.pull_requests) {
+        const key = await findPlanKey(
+          deps,
+          repository.owner.login,
+          repository.name,
+          pull.number,
+          ref.planPath,
+        );
+        if (key !== null) return [{ key, source }];
+      }
+      return [];
+    }
+    case PARKED_EVENTS: {
+      const parked = readParkedEvents(delivery.payload);
+      const seen = new Set<string>();
+      const commands: Command[] = [];
+      for (const event of parked.events) {
+        if (event.type !== "command.received") continue;
+        const id = JSON.stringify(event.source);
+        if (seen.has(id)) continue;
+        seen.add(id);
+        commands.push({ key: parked.key, source: event.source });
+      }
+      return commands;
+    }
+    default:
+      return [];
+  }
+}
+
+/** The stored plan a command on pull request `pr` belongs to (its first active one when not named). */
+async function findPlanKey(
+  deps: EngineDeps,
+  owner: string,
+  repo: string,
+  pr: number,
+  planPath?: string,
+): Promise<PlanKey | null> {
+  const plans = await deps.store.listPlansForPull(owner, repo, pr);
+  const named = planPath === undefined ? plans : plans.filter((plan) => plan.key.planPath === planPath);
+  return (named.find((plan) => plan.active) ?? named[0])?.key ?? null;
+}
