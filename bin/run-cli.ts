@@ -5,6 +5,7 @@ import { EXIT, UsageError } from "./cli-command.ts";
 import type { CliIo } from "./cli-io.ts";
 import { graphCommand } from "./graph-command.ts";
 import { promptCommand } from "./prompt-command.ts";
+import { usageCommand } from "./usage-command.ts";
 import { validateCommand } from "./validate-command.ts";
 
 /** The subcommands, in the order `loom --help` lists them. Add one here to add `loom <name>`. */
@@ -12,6 +13,7 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   validate: validateCommand,
   graph: graphCommand,
   prompt: promptCommand,
+  usage: usageCommand,
 };
 
 /** loom's version, from its package.json. */

@@ -118,17 +118,20 @@ async function writeCheckRun(
   const cacheKey = getCheckRunCacheKey(ctx, headSha, payload.external_id);
   const known = recall(ctx, cacheKey, recorded);
   let id: number | null;
-  let reopened: boolean;
+  let wasCompleted: boolean;
   if (known.looked) {
     id = known.id;
-    reopened = known.completed && view.status !== "completed";
+    wasCompleted = known.completed;
   } else {
     const found = await findCheckRun(ctx, effect.type, headSha, view.name, payload.external_id);
     id = found?.id ?? null;
-    reopened = found?.status === "completed" && view.status !== "completed";
+    wasCompleted = found?.status === "completed";
   }
+  const reopened = wasCompleted && view.status !== "completed";
   if (id !== null && !reopened) {
     if (ctx.cache?.written.get(`check:${id}`) === fingerprint(payload)) return id;
+    // The update that completes the run carries its annotations (once: GitHub appends them).
+    const completing = !wasCompleted && view.status === "completed" && (view.annotations?.length ?? 0) > 0;
     countCall(ctx.calls, effect.type);
     try {
       await ctx.octokit.rest.checks.update({
@@ -136,6 +139,7 @@ async function writeCheckRun(
         repo: ctx.repo,
         check_run_id: id,
         ...payload,
+        ...(completing ? { output: { ...payload.output, annotations: view.annotations } } : {}),
       });
       ctx.cache?.ids.set(cacheKey, id);
       ctx.cache?.written.set(`check:${id}`, fingerprint(payload));

@@ -125,6 +125,17 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       );
     },
 
+    async listPlans(filter) {
+      const rows =
+        filter === undefined
+          ? await query("SELECT * FROM loom_plans ORDER BY updated_at, plan_key", [])
+          : await query(
+              "SELECT * FROM loom_plans WHERE lower(owner) = lower($1) AND lower(repo) = lower($2) ORDER BY updated_at, plan_key",
+              [filter.owner, filter.repo],
+            );
+      return rows.map(readPlanRecord);
+    },
+
     async listPlansForPull(owner, repo, pr) {
       const rows = await query("SELECT * FROM loom_plans WHERE pull_key = $1 ORDER BY plan_path", [
         formatPullKey(owner, repo, pr),

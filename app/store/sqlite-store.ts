@@ -113,6 +113,18 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       );
     },
 
+    listPlans(filter) {
+      const rows =
+        filter === undefined
+          ? all("SELECT * FROM loom_plans ORDER BY updated_at, plan_key")
+          : all(
+              "SELECT * FROM loom_plans WHERE lower(owner) = lower(?) AND lower(repo) = lower(?) ORDER BY updated_at, plan_key",
+              filter.owner,
+              filter.repo,
+            );
+      return Promise.resolve(rows.map(readPlanRecord));
+    },
+
     listPlansForPull(owner, repo, pr) {
       const rows = all(
         "SELECT * FROM loom_plans WHERE pull_key = ? ORDER BY plan_path",

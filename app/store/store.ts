@@ -181,6 +181,8 @@ export interface Store {
   listActivePlans(): Promise<PlanRecord[]>;
   /** Every plan (active or not) of one pull request, by plan path. */
   listPlansForPull(owner: string, repo: string, pr: number): Promise<PlanRecord[]>;
+  /** Every plan of one repository (or of all, without `repo`), finished ones too, oldest update first: for exports. */
+  listPlans(filter?: { owner: string; repo: string }): Promise<PlanRecord[]>;
   /**
    * Compare-and-swap in one transaction: writes state/active/version, enqueues `effects` and upserts
    * `timers`. On `{ ok: false, reason: "conflict" }` NOTHING was written or enqueued: re-read and

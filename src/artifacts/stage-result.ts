@@ -50,6 +50,17 @@ export const CheckResult = z.object({
   duration_ms: z.number().int().nonnegative(),
   /** The last part of stdout+stderr, or why the check failed; redacted. */
   output_tail: z.string().max(OUTPUT_TAIL_MAX),
+  /** Files and lines of the checkout a failed check's output names (absent from older actions). */
+  locations: z
+    .array(
+      z.object({
+        path: z.string().min(1).max(1024),
+        line: z.number().int().positive(),
+        column: z.number().int().positive().optional(),
+      }),
+    )
+    .max(10)
+    .optional(),
 });
 export type CheckResult = z.infer<typeof CheckResult>;
 
@@ -88,6 +99,8 @@ export const StageResult = z.object({
   key: z.string().max(500).optional(),
   /** Claude Code's session id, when the session started. */
   session_id: z.string().max(200).optional(),
+  /** The model the session ran, as Claude Code named it (absent from older actions). */
+  model: z.string().max(200).optional(),
   outcome: StageOutcome,
   /** One line a person reads: why this outcome. */
   reason: z.string().max(1000),

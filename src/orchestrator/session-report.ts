@@ -2,6 +2,8 @@ import type { CheckKind, StageResult } from "../artifacts/stage-result.ts";
 
 /** What one session cost, from Claude Code's own usage as the action recorded it (never estimated). */
 export type SessionUsage = {
+  /** The model the session ran, when the action recorded it. */
+  model?: string;
   turns: number;
   inputTokens: number;
   outputTokens: number;
@@ -21,6 +23,8 @@ export type CheckSummary = {
   durationMs: number;
   /** The end of the check's output (redacted by the action), only for a failed check. */
   outputTail?: string;
+  /** Files and lines of the repository a failed check's output names (annotations on the check run). */
+  locations?: { path: string; line: number; column?: number }[];
 };
 
 /** What a finished session reported: its cost, its checks, its declared deviations, its learnings. */
@@ -50,6 +54,7 @@ function tail(text: string, max: number): string {
 export function toSessionReport(result: StageResult): SessionReport {
   return {
     usage: {
+      ...(result.model === undefined ? {} : { model: clip(result.model, 100) }),
       turns: result.turns,
       inputTokens: result.tokens.input,
       outputTokens: result.tokens.output,
@@ -68,6 +73,9 @@ export function toSessionReport(result: StageResult): SessionReport {
       ...(check.passed || check.output_tail === ""
         ? {}
         : { outputTail: tail(check.output_tail, REPORT_MAX_TAIL) }),
+      ...(check.passed || !check.locations?.length
+        ? {}
+        : { locations: check.locations.map((l) => ({ ...l, path: clip(l.path, REPORT_MAX_TEXT) })) }),
     })),
     deviations: result.deviations.slice(0, REPORT_MAX_DEVIATIONS).map((d) => clip(d, REPORT_MAX_TEXT)),
     learningsAdded: result.learnings?.accepted.length ?? 0,

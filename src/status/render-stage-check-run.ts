@@ -8,6 +8,7 @@ import {
 } from "./render-usage.ts";
 import type { PlanState, StageState } from "../orchestrator/state.ts";
 import type { CheckAnnotation } from "./plan-annotations.ts";
+import { toCheckAnnotations } from "./plan-annotations.ts";
 import { getStageActions } from "./check-run-actions.ts";
 import type { CheckRunAction } from "./check-run-actions.ts";
 import { getStageCheckState } from "./check-run-state.ts";
@@ -35,7 +36,10 @@ export type CheckRunView = {
   summary: string;
   text?: string;
   actions: CheckRunAction[];
-  /** Sent only when the check run is created: GitHub appends the annotations of every update. */
+  /**
+   * Sent when the check run is created or completed (GitHub appends the annotations of every
+   * update, so never with a later one): the plan's warnings, or where a stage's checks failed.
+   */
   annotations?: CheckAnnotation[];
 };
 
@@ -148,11 +152,17 @@ export function renderStageCheckRun(
     CHECK_OUTPUT_MAX,
   );
   const title = fitText(`${stage.name || stage.id}: ${describeStatus(stage)}`, CHECK_TITLE_MAX);
+  const checked = stage.sessions.findLast((s) => s.report !== undefined && s.report.checks.length > 0);
+  const annotations = toCheckAnnotations(
+    checked?.report?.checks ?? [],
+    check.status === "completed" && check.conclusion === "failure",
+  );
   return {
     name: getStageCheckName(state, stage.id),
     ...check,
     title,
     summary,
     actions: closed ? [] : getStageActions(stage),
+    ...(annotations.length === 0 ? {} : { annotations }),
   };
 }

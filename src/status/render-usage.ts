@@ -72,20 +72,20 @@ export function renderStageUsage(stage: StageState): string[] {
     if (!s.report) return [];
     const u = s.report.usage;
     return [
-      `| ${s.attempt} | ${s.kind} | ${u.turns} | ${formatTokens(u.inputTokens)} | ${formatTokens(u.outputTokens)} | ${formatTokens(u.cacheReadTokens)} | ${formatTokens(u.cacheCreationTokens)} | ${formatUsd(u.costUsd)} | ${formatDuration(u.durationMs)} |`,
+      `| ${s.attempt} | ${s.kind} | ${u.model === undefined ? "—" : `\`${escapeCell(u.model)}\``} | ${u.turns} | ${formatTokens(u.inputTokens)} | ${formatTokens(u.outputTokens)} | ${formatTokens(u.cacheReadTokens)} | ${formatTokens(u.cacheCreationTokens)} | ${formatUsd(u.costUsd)} | ${formatDuration(u.durationMs)} |`,
     ];
   });
   if (rows.length === 0) return [];
   const total = sumStageUsage(stage);
   if (total && rows.length > 1)
     rows.push(
-      `| **all** | | ${total.turns} | ${formatTokens(total.inputTokens)} | ${formatTokens(total.outputTokens)} | ${formatTokens(total.cacheReadTokens)} | ${formatTokens(total.cacheCreationTokens)} | **${formatUsd(total.costUsd)}** | ${formatDuration(total.durationMs)} |`,
+      `| **all** | | | ${total.turns} | ${formatTokens(total.inputTokens)} | ${formatTokens(total.outputTokens)} | ${formatTokens(total.cacheReadTokens)} | ${formatTokens(total.cacheCreationTokens)} | **${formatUsd(total.costUsd)}** | ${formatDuration(total.durationMs)} |`,
     );
   return [
     "### Cost",
     "",
-    "| Attempt | Kind | Turns | Input | Output | Cache read | Cache write | Cost | Session time |",
-    "|---|---|---|---|---|---|---|---|---|",
+    "| Attempt | Kind | Model | Turns | Input | Output | Cache read | Cache write | Cost | Session time |",
+    "|---|---|---|---|---|---|---|---|---|---|",
     ...rows,
   ];
 }

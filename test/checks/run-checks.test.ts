@@ -243,3 +243,22 @@ test("before_stage checks run on their own and a working_dir outside the checkou
   assert.equal(bad?.passed, false);
   assert.match(bad?.output_tail ?? "", /leaves the checkout/);
 });
+
+test("a failed check records the files and lines of the checkout its output names; a passing one none", async (t) => {
+  const dir = await workspace({ "pkg/src/lib.ts": "export {}\n", "pkg/README.md": "x\n" });
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const stage = Stage.parse({
+    id: "s",
+    name: "s",
+    working_dir: "pkg",
+    acceptance: [
+      "echo 'src/lib.ts(3,7): error TS2304: Cannot find name x.' ; echo 'at /etc/hosts:1' ; exit 2",
+      "echo 'src/lib.ts:1:1 fine'",
+    ],
+  });
+  const [failed, passed] = await runStageChecks(stage, context(dir));
+  assert.deepEqual(failed?.locations, [{ path: "pkg/src/lib.ts", line: 3, column: 7 }]);
+  assert.equal(passed?.passed, true);
+  assert.equal(passed?.locations, undefined);
+  assert.ok(StageResult.shape.checks.element.safeParse(failed).success, "a valid loom-result check");
+});

@@ -143,6 +143,8 @@ describe(
         assert.ok(cost, `stage ${stage} shows its cost:\n${summary}`);
         assert.ok(Number(cost[3]) > 0, "the session's turns");
         assert.notEqual(cost[2], "0", "the scripted model reports tokens on every reply");
+        // The model Claude Code named in its init line, on the session's row of the cost table.
+        assert.match(summary, /\| 1 \| stage \| `claude-[^`|]+` \| \d+ \|/, `stage ${stage} names its model`);
         assert.match(summary, /### Checks \(attempt 1: \d+ passed, 0 failed\)/);
         assert.match(
           summary,

@@ -259,3 +259,75 @@ test("a plan's first run of a check is created without a look-up: every run it c
   assert.equal(gh.requests.length, 1);
   gh.done();
 });
+
+test("a stage whose checks failed gets failure annotations where the output pointed, once, with the update that completes it", async () => {
+  gh = mockGitHub();
+  gh.api.get(LIST).query(listQuery("loom: a")).reply(200, { total_count: 0, check_runs: [] });
+  gh.api.post("/repos/octo/repo/check-runs").reply(201, { id: 12 });
+  gh.api.patch("/repos/octo/repo/check-runs/12").twice().reply(200, { id: 12 });
+  const ctx = makeContext(makeDiamond({ a: { status: "executing", attempt: 1, sessions: [makeSession()] } }));
+  await executeEffect(ctx, sync("a"));
+  const created = gh.find("POST", "/repos/octo/repo/check-runs")[0]?.body as {
+    output: Record<string, unknown>;
+  };
+  assert.equal(created.output["annotations"], undefined, "a running stage has nothing to annotate");
+
+  const failedCheck = {
+    kind: "acceptance" as const,
+    name: "npm test",
+    command: "npm test",
+    passed: false,
+    exitCode: 1,
+    durationMs: 900,
+    outputTail: "FAIL src/a.test.ts\n  expected 2, got 1\n    at src/a.ts:12:5",
+    locations: [{ path: "src/a.ts", line: 12, column: 5 }],
+  };
+  const report = {
+    usage: {
+      turns: 3,
+      inputTokens: 1,
+      outputTokens: 1,
+      cacheReadTokens: 0,
+      cacheCreationTokens: 0,
+      costUsd: 0.1,
+      durationMs: 1000,
+    },
+    checks: [
+      failedCheck,
+      { kind: "acceptance" as const, name: "npm run lint", passed: true, durationMs: 10 },
+    ],
+    deviations: [],
+    learningsAdded: 0,
+  };
+  const failed = (notes: number) =>
+    makeDiamond({
+      a: {
+        status: "completed-with-failures",
+        attempt: 1,
+        sessions: [makeSession({ status: "completed", report })],
+        notes: Array.from({ length: notes }, (_, i) => ({ at: 1000 + i, text: `note ${i}` })),
+      },
+    });
+  ctx.state = failed(1);
+  await executeEffect(ctx, sync("a"));
+  ctx.state = failed(2);
+  await executeEffect(ctx, sync("a"));
+  const [completing, later] = gh
+    .find("PATCH", "/repos/octo/repo/check-runs/12")
+    .map((r) => r.body as { conclusion: string; output: { annotations?: Record<string, unknown>[] } });
+  assert.equal(completing?.conclusion, "failure");
+  assert.deepEqual(completing?.output.annotations, [
+    {
+      path: "src/a.ts",
+      start_line: 12,
+      end_line: 12,
+      start_column: 5,
+      end_column: 5,
+      annotation_level: "failure",
+      title: "acceptance npm test",
+      message: "failed with exit code 1:\nFAIL src/a.test.ts\n  expected 2, got 1\n    at src/a.ts:12:5",
+    },
+  ]);
+  assert.equal(later?.output.annotations, undefined, "GitHub appends annotations: a later update sends none");
+  gh.done();
+});

@@ -9,10 +9,13 @@ import { renderStatusComment } from "../../src/status/render-status-comment.ts";
 import { formatTokens, formatUsd } from "../../src/status/render-usage.ts";
 import { makeDiamond, makeSession, T0 } from "./make-plan-state.ts";
 
-function report(overrides: Partial<SessionReport> & { cost?: number; turns?: number } = {}): SessionReport {
-  const { cost = 0.1, turns = 5, ...rest } = overrides;
+function report(
+  overrides: Partial<SessionReport> & { cost?: number; turns?: number; model?: string } = {},
+): SessionReport {
+  const { cost = 0.1, turns = 5, model, ...rest } = overrides;
   return {
     usage: {
+      ...(model === undefined ? {} : { model }),
       turns,
       inputTokens: 1200,
       outputTokens: 3400,
@@ -34,7 +37,11 @@ const crashedThenDone = makeDiamond({
     merged: true,
     attempt: 2,
     sessions: [
-      makeSession({ status: "crashed", finishedAt: T0 + 60_000, report: report({ cost: 0.25, turns: 4 }) }),
+      makeSession({
+        status: "crashed",
+        finishedAt: T0 + 60_000,
+        report: report({ cost: 0.25, turns: 4, model: "claude-sonnet-4-5" }),
+      }),
       makeSession({
         attempt: 2,
         kind: "recovery",
@@ -76,14 +83,17 @@ test("a stage's check run shows each session's tokens, turns and cost, and the s
   assert.match(summary, /\*\*Cost:\*\* \$0\.75 · 125\.2k tokens · 13 turns · 3m 10s of sessions/);
   assert.match(
     summary,
-    /\| Attempt \| Kind \| Turns \| Input \| Output \| Cache read \| Cache write \| Cost \| Session time \|/,
+    /\| Attempt \| Kind \| Model \| Turns \| Input \| Output \| Cache read \| Cache write \| Cost \| Session time \|/,
   );
-  assert.match(summary, /\| 1 \| stage \| 4 \| 1\.20k \| 3\.40k \| 50\.0k \| 8\.00k \| \$0\.25 \| 1m 35s \|/);
   assert.match(
     summary,
-    /\| 2 \| recovery \| 9 \| 1\.20k \| 3\.40k \| 50\.0k \| 8\.00k \| \$0\.50 \| 1m 35s \|/,
+    /\| 1 \| stage \| `claude-sonnet-4-5` \| 4 \| 1\.20k \| 3\.40k \| 50\.0k \| 8\.00k \| \$0\.25 \| 1m 35s \|/,
   );
-  assert.match(summary, /\| \*\*all\*\* \| \| 13 \| .* \| \*\*\$0\.75\*\* \| 3m 10s \|/);
+  assert.match(
+    summary,
+    /\| 2 \| recovery \| — \| 9 \| 1\.20k \| 3\.40k \| 50\.0k \| 8\.00k \| \$0\.50 \| 1m 35s \|/,
+  );
+  assert.match(summary, /\| \*\*all\*\* \| \| \| 13 \| .* \| \*\*\$0\.75\*\* \| 3m 10s \|/);
 });
 
 test("a stage's check run lists every check with pass or fail, command, exit code and time, and the failure's output tail", () => {

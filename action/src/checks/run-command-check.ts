@@ -1,9 +1,11 @@
+import { statSync } from "node:fs";
 import type { CheckKind, CheckResult } from "../../../src/artifacts/stage-result.ts";
 import type { SuccessCriteria } from "../../../src/plan/plan.ts";
 import type { CheckContext } from "./check-context.ts";
 import { evaluateRun } from "./evaluate-run.ts";
 import { runCommand } from "./run-command.ts";
 import { tailOutput } from "./tail-output.ts";
+import { findFailureLocations } from "../../../src/stage/find-failure-locations.ts";
 
 export type CommandCheck = {
   kind: CheckKind;
@@ -41,5 +43,24 @@ export async function runCommandCheck(check: CommandCheck, ctx: CheckContext): P
       ctx.knownSecrets,
     ),
   };
-  return run.exitCode === null ? result : { ...result, exit_code: run.exitCode };
+  const locations = evaluation.passed
+    ? []
+    : findFailureLocations(
+        `${run.stdout}\n${run.stderr}`,
+        { cwd: check.cwd, workspace: ctx.workspace },
+        isFile,
+      );
+  return {
+    ...result,
+    ...(run.exitCode === null ? {} : { exit_code: run.exitCode }),
+    ...(locations.length === 0 ? {} : { locations }),
+  };
+}
+
+function isFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }

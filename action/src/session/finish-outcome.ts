@@ -29,6 +29,7 @@ export function finishOutcome(input: FinishInput): SessionOutcome {
   const contextPercent = computeContextPercent(o, options.contextWindow);
   const base = {
     sessionId: o.sessionId,
+    model: o.model,
     turns: o.result?.num_turns ?? o.turns,
     tokens: sumTokens(o),
     costUsd: o.result?.total_cost_usd ?? 0,

@@ -25,6 +25,8 @@ export type StopCause =
 
 type OutcomeBase = {
   sessionId: string;
+  /** The model the session ran (Claude Code's init line), when it said. */
+  model: string | null;
   turns: number;
   tokens: TokenUsage;
   costUsd: number;

@@ -67,6 +67,7 @@ export async function finishStage(
     kind: inputs.kind,
     ...optional("key", inputs.key),
     ...optional("session_id", s === null || s.sessionId === "" ? undefined : s.sessionId),
+    ...optional("model", s?.model ?? undefined),
     outcome: f.verdict.outcome,
     reason: redact(f.verdict.reason).slice(0, 1000),
     checks: f.checks,

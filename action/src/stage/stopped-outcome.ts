@@ -13,6 +13,7 @@ export function stoppedOutcome(
     status,
     reason,
     sessionId: "",
+    model: null,
     turns: 0,
     tokens: { input: 0, output: 0, cache_read: 0, cache_creation: 0 },
     costUsd: 0,
