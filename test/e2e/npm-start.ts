@@ -82,18 +82,29 @@ export async function waitFor(
   throw new Error(`${url} never answered as expected:\n${run.output()}`);
 }
 
-/** Bounded wait (200 × 100 ms) for the emulator to hold check runs named `names` on `sha`. */
+/**
+ * Bounded wait (200 × 100 ms) for the emulator to hold check runs named `names` on the pull
+ * request's head: `pull.headSha`, or the branch's tip once loom committed on it (the plan file's
+ * `IN_PROGRESS-` rename moves the head as soon as the first stage starts).
+ */
 export async function waitForCheckRuns(
   emulator: Emulator,
-  sha: string,
+  pull: { headSha: string; headRef: string },
   names: string[],
   run: NpmStart,
 ): Promise<void> {
+  let heads: string[] = [pull.headSha];
   for (let attempt = 0; attempt < 200; attempt++) {
-    const have = new Set(emulator.state.checkRuns.filter((r) => r.headSha === sha).map((r) => r.name));
-    if (names.every((name) => have.has(name))) return;
+    const tip = await emulator.repo().git.readBranch(pull.headRef);
+    heads = tip === null || tip === pull.headSha ? [pull.headSha] : [pull.headSha, tip];
+    for (const sha of heads) {
+      const have = new Set(emulator.state.checkRuns.filter((r) => r.headSha === sha).map((r) => r.name));
+      if (names.every((name) => have.has(name))) return;
+    }
     await sleep(100);
   }
   const have = emulator.state.checkRuns.map((r) => `${r.name}@${r.headSha.slice(0, 7)}`);
-  assert.fail(`no check runs ${names.join(", ")} on ${sha} (have: ${have.join(", ")}):\n${run.output()}`);
+  assert.fail(
+    `no check runs ${names.join(", ")} on ${heads.join(" or ")} (have: ${have.join(", ")}):\n${run.output()}`,
+  );
 }

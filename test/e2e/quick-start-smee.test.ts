@@ -129,7 +129,7 @@ describe("README quick start, trying loom out through a smee.io channel", { time
       head: "plan-diamond",
       files: { [DIAMOND_PLAN.path]: DIAMOND_PLAN.text },
     });
-    await waitForCheckRuns(emulator, pull.headSha, ["loom: PLAN-diamond", "loom: a"], run);
+    await waitForCheckRuns(emulator, pull, ["loom: PLAN-diamond", "loom: a"], run);
     assert.ok(channel.relayed() > 0, "the webhook went through the channel");
     assert.doesNotMatch(run.output(), /npm install --save-dev smee-client|npx/, "nothing was downloaded");
     emulator.assertNoViolations();

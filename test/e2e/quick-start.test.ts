@@ -114,7 +114,7 @@ describe("README quick start: npm start, the setup page, then a working App", { 
       title: "Plan: diamond",
       files: { [DIAMOND_PLAN.path]: DIAMOND_PLAN.text },
     });
-    await waitForCheckRuns(emulator, pull.headSha, STAGE_CHECKS, first);
+    await waitForCheckRuns(emulator, pull, STAGE_CHECKS, first);
     const attempts = emulator.deliveries.filter((d) => d.event === "pull_request").flatMap((d) => d.attempts);
     assert.ok(attempts.length > 0);
     assert.ok(
@@ -135,7 +135,7 @@ describe("README quick start: npm start, the setup page, then a working App", { 
       title: "Plan: diamond again",
       files: { "doc/plans/PLAN-diamond.md": DIAMOND_PLAN.text },
     });
-    await waitForCheckRuns(emulator, pull.headSha, STAGE_CHECKS, second);
+    await waitForCheckRuns(emulator, pull, STAGE_CHECKS, second);
     emulator.assertNoViolations();
   });
 });
