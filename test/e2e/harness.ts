@@ -301,7 +301,13 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
         await e2e.waitFor(
           "the plan's check run to complete",
           async () =>
-            (await e2e.checkRuns(pull)).find((r) => r.name === `loom: ${planId}` && r.status === "completed"),
+            // A plan waiting for approval shows a completed `action_required` run: not its end.
+            (await e2e.checkRuns(pull)).find(
+              (r) =>
+                r.name === `loom: ${planId}` &&
+                r.status === "completed" &&
+                r.conclusion !== "action_required",
+            ),
           timeoutMs,
         );
         const merged = new RegExp(`\\*\\*${stages}/${stages} merged\\*\\*`);
