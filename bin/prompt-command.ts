@@ -49,7 +49,7 @@ export const promptCommand: CliCommand = {
       });
     }
     const workspace = path.resolve(repo);
-    const knowledge = await readKnowledge(
+    const { knowledge } = await readKnowledge(
       workspace,
       await readRepoLearnings(workspace),
       derivePlanId(planPath),

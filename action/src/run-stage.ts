@@ -82,6 +82,7 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
   // Read before the session: the session cannot change what its learnings are checked against.
   const repoLearnings = await readRepoLearnings(deps.workspace);
   const learningsFile = inputs.kind === "merge" ? undefined : await prepareLearningsFile(deps.tempDir);
+  const { knowledge, given } = await readKnowledge(deps.workspace, repoLearnings, inputs.plan_id, stage);
   const prompt = buildSignal({
     plan,
     stage,
@@ -92,7 +93,7 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     ...(previous?.handoff === undefined ? {} : { handoff: previous.handoff }),
     ...(previous?.lastHeartbeat === undefined ? {} : { lastHeartbeat: previous.lastHeartbeat }),
     ...(conflictFiles === undefined ? {} : { conflictFiles }),
-    knowledge: await readKnowledge(deps.workspace, repoLearnings, inputs.plan_id, stage),
+    knowledge,
     ...optional("learningsFile", learningsFile),
   });
   const session = deps.signal?.aborted
@@ -156,6 +157,7 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     session,
     commits,
     learnings,
+    learningsGiven: given,
   });
 }
 

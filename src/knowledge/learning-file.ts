@@ -40,6 +40,15 @@ export function learningFilePath(learning: RecordedLearning): string {
   return `${LEARNINGS_DIR}/${date}-${stage}-${hash}.md`;
 }
 
+/**
+ * A learning's id: the stem of its file name (`<date>-<stage>-<hash>`). It depends only on what
+ * the learning says and where it came from, so a learning a person moved into `learnings.md` keeps
+ * the id it had as a file, and its use records still count.
+ */
+export function learningId(learning: RecordedLearning): string {
+  return learningFilePath(learning).slice(LEARNINGS_DIR.length + 1, -".md".length);
+}
+
 /** JSON that cannot end the HTML comment it sits in (`>` and `<` escaped inside strings). */
 function embedJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e");

@@ -1,6 +1,7 @@
 import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
-import type { RecordedLearning } from "../../../src/knowledge/learning.ts";
+import type { LearningRef, RecordedLearning } from "../../../src/knowledge/learning.ts";
+import { learningId } from "../../../src/knowledge/learning-file.ts";
 import { selectLearnings } from "../../../src/knowledge/select-learnings.ts";
 import type { Stage } from "../../../src/plan/plan.ts";
 import type { SignalKnowledge } from "../../../src/signal/signal-input.ts";
@@ -9,20 +10,27 @@ import { optional } from "./optional.ts";
 const KNOWLEDGE_DIR = "doc/loom/knowledge";
 const KNOWLEDGE_MAX_CHARS = 24_000;
 
+export type ReadKnowledge = {
+  knowledge: SignalKnowledge;
+  /** The learnings the prompt carries, named for `loom-result` (`learnings_given`). */
+  given: LearningRef[];
+};
+
 /** The repository's knowledge files (not the learnings log), bounded, and the most relevant learnings. */
 export async function readKnowledge(
   workspace: string,
   learnings: readonly RecordedLearning[],
   planId: string,
   stage: Stage,
-): Promise<SignalKnowledge> {
-  const selected = selectLearnings(learnings, {
+): Promise<ReadKnowledge> {
+  const chosen = selectLearnings(learnings, {
     planId,
     stageId: stage.id,
     ...optional("name", stage.name),
     ...optional("description", stage.description),
     files: stage.files,
-  }).map((l) => ({
+  });
+  const selected = chosen.map((l) => ({
     category: l.category,
     summary: l.summary,
     detail: l.detail,
@@ -40,7 +48,10 @@ export async function readKnowledge(
     parts.push(`### ${KNOWLEDGE_DIR}/${name}\n\n${text}`);
   }
   return {
-    ...(parts.length === 0 ? {} : { summary: parts.join("\n\n") }),
-    ...(selected.length === 0 ? {} : { learnings: selected }),
+    knowledge: {
+      ...(parts.length === 0 ? {} : { summary: parts.join("\n\n") }),
+      ...(selected.length === 0 ? {} : { learnings: selected }),
+    },
+    given: chosen.map((l) => ({ id: learningId(l), summary: l.summary })),
   };
 }
