@@ -20,6 +20,12 @@ import { RecordedLearning } from "./learning.ts";
 export const LEARNINGS_DIR = "doc/loom/knowledge/learnings";
 export const LEARNINGS_LOG = "doc/loom/knowledge/learnings.md";
 
+/**
+ * Retired learnings: moved here by the publish job (`findRetiredLearnings`) with the reason
+ * appended, so they stay in the repository and its history but are no longer given to sessions.
+ */
+export const LEARNINGS_RETIRED_DIR = `${LEARNINGS_DIR}/retired`;
+
 const MARKER = /^<!-- loom-learning v1 (\{.*\}) -->$/;
 
 /** FNV-1a, 32 bits, as 8 hex digits: a stable short name part (src/ has no crypto). */
@@ -85,4 +91,13 @@ export function parseLearningFile(text: string): RecordedLearning[] {
     if (parsed.success) found.push(parsed.data);
   }
   return found;
+}
+
+/**
+ * A retired learning's file: the original text, untouched, and the reason below it. Depends on
+ * nothing but the two, so two branches that retire the same learning write the same file.
+ */
+export function renderRetiredLearningFile(original: string, reason: string): string {
+  const text = original.endsWith("\n") ? original : `${original}\n`;
+  return `${text}\n> **Retired by loom:** ${reason}. Kept for the record; loom no longer gives it to sessions.\n`;
 }

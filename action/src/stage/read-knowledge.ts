@@ -2,7 +2,8 @@ import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
 import type { LearningRef, RecordedLearning } from "../../../src/knowledge/learning.ts";
 import { learningId } from "../../../src/knowledge/learning-file.ts";
-import { selectLearnings } from "../../../src/knowledge/select-learnings.ts";
+import type { LearningStats } from "../../../src/knowledge/learning-stats.ts";
+import { DEFAULT_SELECTED_LEARNINGS, selectLearnings } from "../../../src/knowledge/select-learnings.ts";
 import type { Stage } from "../../../src/plan/plan.ts";
 import type { SignalKnowledge } from "../../../src/signal/signal-input.ts";
 import { optional } from "./optional.ts";
@@ -16,20 +17,29 @@ export type ReadKnowledge = {
   given: LearningRef[];
 };
 
-/** The repository's knowledge files (not the learnings log), bounded, and the most relevant learnings. */
+/**
+ * The repository's knowledge files (not the learnings log), bounded, and the most relevant
+ * learnings (ranked by relevance and by the outcomes in `stats`, from the use records).
+ */
 export async function readKnowledge(
   workspace: string,
   learnings: readonly RecordedLearning[],
   planId: string,
   stage: Stage,
+  stats: ReadonlyMap<string, LearningStats> = new Map(),
 ): Promise<ReadKnowledge> {
-  const chosen = selectLearnings(learnings, {
-    planId,
-    stageId: stage.id,
-    ...optional("name", stage.name),
-    ...optional("description", stage.description),
-    files: stage.files,
-  });
+  const chosen = selectLearnings(
+    learnings,
+    {
+      planId,
+      stageId: stage.id,
+      ...optional("name", stage.name),
+      ...optional("description", stage.description),
+      files: stage.files,
+    },
+    DEFAULT_SELECTED_LEARNINGS,
+    stats,
+  );
   const selected = chosen.map((l) => ({
     category: l.category,
     summary: l.summary,
