@@ -7,6 +7,7 @@ import { RecordedLearning } from "../../../src/knowledge/learning.ts";
 import {
   LEARNINGS_DIR,
   LEARNINGS_LOG,
+  LEARNINGS_RETIRED_DIR,
   learningFilePath,
   parseLearningFile,
   renderLearningFile,
@@ -61,8 +62,16 @@ async function readLearningsAt(
   const listed = await readGit(cwd, ["ls-tree", "-r", "-z", "--name-only", rev, "--", `${LEARNINGS_DIR}/`]);
   const paths = new Set(listed.split("\0").filter((path) => path !== ""));
   const files: LearningFileAt[] = [];
-  const markdown = [...paths].filter((path) => path.endsWith(".md"));
-  for (const path of markdown.sort().reverse().slice(0, MAX_EXISTING_FILES)) {
+  // Newest first (names start with the date), retired ones after the live ones.
+  const markdown = [...paths]
+    .filter((path) => path.endsWith(".md"))
+    .sort()
+    .reverse();
+  const retiredLast = [
+    ...markdown.filter((path) => !path.startsWith(`${LEARNINGS_RETIRED_DIR}/`)),
+    ...markdown.filter((path) => path.startsWith(`${LEARNINGS_RETIRED_DIR}/`)),
+  ];
+  for (const path of retiredLast.slice(0, MAX_EXISTING_FILES)) {
     const text = (await readFileAt(cwd, rev, path)) ?? "";
     files.push({ path, text, learnings: parseLearningFile(text) });
   }

@@ -191,7 +191,9 @@ export async function publishBundle(input: PublishBundleInput): Promise<PublishR
 /** `tip` with the run's learnings committed on top, or `tip` itself when none is left to add. */
 async function addLearnings(input: PublishBundleInput, tip: string): Promise<string> {
   const log = input.log ?? (() => undefined);
-  if (input.tempDir === undefined) return tip;
+  // A session given no learnings and adding none changes no stats: nothing to read or retire.
+  const nothing = (input.learnings ?? []).length === 0 && input.learningUse === undefined;
+  if (input.tempDir === undefined || nothing) return tip;
   const retire = readRetirePolicy(await readFileAt(input.cwd, tip, ".github/loom.yml"));
   if (retire.problem !== undefined) log(`learnings retire with the defaults: ${retire.problem}`);
   const commit = await commitLearnings({
