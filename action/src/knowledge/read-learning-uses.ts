@@ -15,6 +15,8 @@ export const MAX_LEARNING_USES = 50_000;
  * relevance alone.
  */
 export async function readLearningUses(cwd: string, rev: string): Promise<LearningUse[]> {
+  // Rejects only when git cannot start here (no git, or `cwd` is gone: `loom prompt --repo` of a
+  // folder that does not exist): no records then, as outside a repository.
   const grep = await runGit(cwd, [
     "grep",
     "-h",
@@ -26,7 +28,7 @@ export async function readLearningUses(cwd: string, rev: string): Promise<Learni
     rev,
     "--",
     `${LEARNING_USES_DIR}/*.json`,
-  ]);
-  if (grep.code !== 0) return [];
+  ]).catch(() => null);
+  if (grep === null || grep.code !== 0) return [];
   return parseLearningUses(grep.stdout.split("\n").slice(-MAX_LEARNING_USES));
 }
