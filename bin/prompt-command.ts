@@ -1,6 +1,8 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { readLearningUses } from "../action/src/knowledge/read-learning-uses.ts";
 import { readRepoLearnings } from "../action/src/knowledge/read-repo-learnings.ts";
+import { summarizeLearningUses } from "../src/knowledge/learning-stats.ts";
 import { readKnowledge } from "../action/src/stage/read-knowledge.ts";
 import { derivePlanId } from "../src/plan/derive-plan-id.ts";
 import { SESSION_KINDS } from "../src/stage/stage-status.ts";
@@ -49,11 +51,13 @@ export const promptCommand: CliCommand = {
       });
     }
     const workspace = path.resolve(repo);
-    const knowledge = await readKnowledge(
+    // Ranked as the action ranks them: with the use records of the checkout's HEAD (none outside git).
+    const { knowledge } = await readKnowledge(
       workspace,
       await readRepoLearnings(workspace),
       derivePlanId(planPath),
       stage,
+      summarizeLearningUses(await readLearningUses(workspace, "HEAD")),
     );
     io.stdout(
       buildSignal({

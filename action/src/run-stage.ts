@@ -1,6 +1,7 @@
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { redactSecrets } from "../../src/redact/redact-secrets.ts";
+import { summarizeLearningUses } from "../../src/knowledge/learning-stats.ts";
 import { buildSignal } from "../../src/signal/build-signal.ts";
 import { resolveStageType } from "../../src/signal/resolve-stage-type.ts";
 import type { CheckContext } from "./checks/check-context.ts";
@@ -12,6 +13,7 @@ import { refuseUnisolated } from "./isolation/refuse-unisolated.ts";
 import { listCommitsSince, readHead } from "./git/list-commits.ts";
 import { startMerge } from "./git/start-merge.ts";
 import { collectLearnings } from "./knowledge/collect-learnings.ts";
+import { readLearningUses } from "./knowledge/read-learning-uses.ts";
 import { readRepoLearnings } from "./knowledge/read-repo-learnings.ts";
 import type { RunStageInputs } from "./run-stage-inputs.ts";
 import { describePermissionDenial } from "./session/observe-stream.ts";
@@ -82,6 +84,14 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
   // Read before the session: the session cannot change what its learnings are checked against.
   const repoLearnings = await readRepoLearnings(deps.workspace);
   const learningsFile = inputs.kind === "merge" ? undefined : await prepareLearningsFile(deps.tempDir);
+  const stats = summarizeLearningUses(await readLearningUses(deps.workspace, "HEAD"));
+  const { knowledge, given } = await readKnowledge(
+    deps.workspace,
+    repoLearnings,
+    inputs.plan_id,
+    stage,
+    stats,
+  );
   const prompt = buildSignal({
     plan,
     stage,
@@ -92,7 +102,7 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     ...(previous?.handoff === undefined ? {} : { handoff: previous.handoff }),
     ...(previous?.lastHeartbeat === undefined ? {} : { lastHeartbeat: previous.lastHeartbeat }),
     ...(conflictFiles === undefined ? {} : { conflictFiles }),
-    knowledge: await readKnowledge(deps.workspace, repoLearnings, inputs.plan_id, stage),
+    knowledge,
     ...optional("learningsFile", learningsFile),
   });
   const session = deps.signal?.aborted
@@ -156,6 +166,7 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     session,
     commits,
     learnings,
+    learningsGiven: given,
   });
 }
 

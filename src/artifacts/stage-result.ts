@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { RecordedLearning, RejectedLearning } from "../knowledge/learning.ts";
+import { LearningRef, RecordedLearning, RejectedLearning } from "../knowledge/learning.ts";
 import { MAX_LEARNING_LINES, MAX_LEARNINGS_PER_SESSION } from "../knowledge/review-learnings.ts";
 import { SESSION_KINDS } from "../stage/stage-status.ts";
 
@@ -89,6 +89,9 @@ export const SessionIsolationRecord = z.discriminatedUnion("mode", [
 ]);
 export type SessionIsolationRecord = z.infer<typeof SessionIsolationRecord>;
 
+/** At most this many learnings are named as given to one session. */
+export const MAX_LEARNINGS_GIVEN = 20;
+
 export const StageResult = z.object({
   version: z.literal(1),
   plan_id: z.string().min(1),
@@ -133,5 +136,10 @@ export const StageResult = z.object({
       rejected: z.array(RejectedLearning).max(MAX_LEARNING_LINES),
     })
     .optional(),
+  /**
+   * The learnings the session's prompt carried, best first. The publish job records them with the
+   * outcome (`doc/loom/knowledge/learnings/uses/`); absent from older actions.
+   */
+  learnings_given: z.array(LearningRef).max(MAX_LEARNINGS_GIVEN).optional(),
 });
 export type StageResult = z.infer<typeof StageResult>;

@@ -6,6 +6,7 @@ import {
   DEFAULT_SETTINGS,
 } from "../orchestrator/events.ts";
 import type { Settings } from "../orchestrator/events.ts";
+import { RetirePolicy } from "../knowledge/find-retired-learnings.ts";
 import { PLAN_LIMITS } from "../plan/plan.ts";
 
 /** Plan files loom runs in one pull request unless `.github/loom.yml` says otherwise. */
@@ -100,6 +101,8 @@ export const LoomConfig = z
     minimum_role: z.enum(["write", "maintain", "admin"]).default("write"),
     /** Delete stage branches once the plan is done. */
     delete_branches: z.boolean().default(true),
+    /** When the publish job retires a learning (moves it to `doc/loom/knowledge/learnings/retired/`). */
+    learnings: RetirePolicy.optional(),
     /**
      * Caps on each stage session. Each is the default when a plan sets none AND the ceiling: a
      * plan or stage may ask for less, never more.

@@ -20,6 +20,12 @@ import { RecordedLearning } from "./learning.ts";
 export const LEARNINGS_DIR = "doc/loom/knowledge/learnings";
 export const LEARNINGS_LOG = "doc/loom/knowledge/learnings.md";
 
+/**
+ * Retired learnings: moved here by the publish job (`findRetiredLearnings`) with the reason
+ * appended, so they stay in the repository and its history but are no longer given to sessions.
+ */
+export const LEARNINGS_RETIRED_DIR = `${LEARNINGS_DIR}/retired`;
+
 const MARKER = /^<!-- loom-learning v1 (\{.*\}) -->$/;
 
 /** FNV-1a, 32 bits, as 8 hex digits: a stable short name part (src/ has no crypto). */
@@ -38,6 +44,15 @@ export function learningFilePath(learning: RecordedLearning): string {
   const stage = learning.stage_id.replace(/[^A-Za-z0-9_-]/g, "-").slice(0, 40);
   const hash = fnv1a(`${learning.plan_id}\n${learning.stage_id}\n${learning.summary}\n${learning.detail}`);
   return `${LEARNINGS_DIR}/${date}-${stage}-${hash}.md`;
+}
+
+/**
+ * A learning's id: the stem of its file name (`<date>-<stage>-<hash>`). It depends only on what
+ * the learning says and where it came from, so a learning a person moved into `learnings.md` keeps
+ * the id it had as a file, and its use records still count.
+ */
+export function learningId(learning: RecordedLearning): string {
+  return learningFilePath(learning).slice(LEARNINGS_DIR.length + 1, -".md".length);
 }
 
 /** JSON that cannot end the HTML comment it sits in (`>` and `<` escaped inside strings). */
@@ -76,4 +91,13 @@ export function parseLearningFile(text: string): RecordedLearning[] {
     if (parsed.success) found.push(parsed.data);
   }
   return found;
+}
+
+/**
+ * A retired learning's file: the original text, untouched, and the reason below it. Depends on
+ * nothing but the two, so two branches that retire the same learning write the same file.
+ */
+export function renderRetiredLearningFile(original: string, reason: string): string {
+  const text = original.endsWith("\n") ? original : `${original}\n`;
+  return `${text}\n> **Retired by loom:** ${reason}. Kept for the record; loom no longer gives it to sessions.\n`;
 }

@@ -104,6 +104,16 @@ export const RecordedLearning = Learning.extend({
 });
 export type RecordedLearning = z.infer<typeof RecordedLearning>;
 
+/**
+ * A learning named where it was used: its id (the stem of its file name, `learningId`) and its
+ * summary, as a person reads it on the check run.
+ */
+export const LearningRef = z.object({
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, "a learning id is its file name without `.md`"),
+  summary: z.string().max(200),
+});
+export type LearningRef = z.infer<typeof LearningRef>;
+
 /** A learning the gate turned away, for the job summary. */
 export const RejectedLearning = z.object({
   /** 1-based line in the session's learnings file. */

@@ -1,6 +1,8 @@
 import { globsOverlap } from "../plan/globs-overlap.ts";
 import { tokenize } from "./find-near-duplicate.ts";
 import type { RecordedLearning } from "./learning.ts";
+import { learningId } from "./learning-file.ts";
+import { scoreOutcomes, type LearningStats } from "./learning-stats.ts";
 
 /** How many learnings a signal gets by default: a few that matter beat many that do not. */
 export const DEFAULT_SELECTED_LEARNINGS = 5;
@@ -45,14 +47,23 @@ export function scoreLearning(learning: RecordedLearning, target: LearningTarget
   return score;
 }
 
-/** The most relevant few learnings for a stage, best first. */
+/**
+ * The most relevant few learnings for a stage, best first: relevance (`scoreLearning`) plus how
+ * the stages it was given to went (`scoreOutcomes`, from the use records' `stats`, by id).
+ */
 export function selectLearnings(
   learnings: readonly RecordedLearning[],
   target: LearningTarget,
   limit = DEFAULT_SELECTED_LEARNINGS,
+  stats: ReadonlyMap<string, LearningStats> = new Map(),
 ): RecordedLearning[] {
   return learnings
-    .map((learning) => ({ learning, score: scoreLearning(learning, target) }))
+    .map((learning) => ({
+      learning,
+      score:
+        scoreLearning(learning, target) +
+        (stats.size === 0 ? 0 : scoreOutcomes(stats.get(learningId(learning)))),
+    }))
     .sort(
       (a, b) =>
         b.score - a.score ||

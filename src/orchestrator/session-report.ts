@@ -33,6 +33,10 @@ export type SessionReport = {
   checks: CheckSummary[];
   deviations: string[];
   learningsAdded: number;
+  /** The summaries of the learnings it added, in order (absent from states stored by older apps). */
+  learningsAddedSummaries?: string[];
+  /** The learnings its prompt carried, best first (absent from older actions and states). */
+  learningsGiven?: { id: string; summary: string }[];
 };
 
 /** Bounds that keep a plan's stored state small however chatty a session was. */
@@ -79,5 +83,16 @@ export function toSessionReport(result: StageResult): SessionReport {
     })),
     deviations: result.deviations.slice(0, REPORT_MAX_DEVIATIONS).map((d) => clip(d, REPORT_MAX_TEXT)),
     learningsAdded: result.learnings?.accepted.length ?? 0,
+    ...(result.learnings === undefined || result.learnings.accepted.length === 0
+      ? {}
+      : { learningsAddedSummaries: result.learnings.accepted.map((l) => clip(l.summary, REPORT_MAX_TEXT)) }),
+    ...(result.learnings_given === undefined || result.learnings_given.length === 0
+      ? {}
+      : {
+          learningsGiven: result.learnings_given.map((l) => ({
+            id: l.id,
+            summary: clip(l.summary, REPORT_MAX_TEXT),
+          })),
+        }),
   };
 }

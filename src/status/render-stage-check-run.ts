@@ -7,6 +7,7 @@ import {
   sumStageUsage,
 } from "./render-usage.ts";
 import type { PlanState, StageState } from "../orchestrator/state.ts";
+import { renderStageLearnings } from "./render-stage-learnings.ts";
 import type { CheckAnnotation } from "./plan-annotations.ts";
 import { toCheckAnnotations } from "./plan-annotations.ts";
 import { getStageActions } from "./check-run-actions.ts";
@@ -134,6 +135,7 @@ export function renderStageCheckRun(
     ...section(renderStageChecks(stage, withOutput)),
     ...section(renderStageUsage(stage)),
     ...section(renderStageDeviations(stage)),
+    ...section(renderStageLearnings(stage)),
   ];
   const summary = pickFitting(
     [

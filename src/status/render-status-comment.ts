@@ -3,6 +3,7 @@ import { COMMENT_MAX, pickFitting } from "./fit-text.ts";
 import { renderForkNote } from "./render-fork-note.ts";
 import { escapeCell } from "./format-status.ts";
 import type { RenderOptions } from "./format-status.ts";
+import { renderPlanLearnings } from "./render-stage-learnings.ts";
 import { renderPlanGraphText, renderPlanMermaid } from "./render-plan-graph.ts";
 import { renderCounts, renderPlanSpend, renderStageTable } from "./render-stage-table.ts";
 import type { TableDetail } from "./render-stage-table.ts";
@@ -34,6 +35,7 @@ function render(state: PlanState, detail: TableDetail, graph: string[] | null, n
     "",
     ...renderForkNote(state),
     ...renderPlanSpend(state),
+    ...renderPlanLearnings(state),
   ];
   if (graph) parts.push(...graph);
   else parts.push("_The graph is left out to fit GitHub's comment size limit._", "");

@@ -132,14 +132,10 @@ export function renderStageChecks(stage: StageState, withOutput: boolean): strin
   return lines;
 }
 
-/** The deviations the stage's sessions declared (`[DEVIATION Rule N: …]`) and the learnings they added. */
+/** The deviations the stage's sessions declared (`[DEVIATION Rule N: …]`), by attempt. */
 export function renderStageDeviations(stage: StageState): string[] {
   const deviations = stage.sessions.flatMap((s) =>
     (s.report?.deviations ?? []).map((d) => `- attempt ${s.attempt}: ${escapeCell(d, 500)}`),
   );
-  const learnings = stage.sessions.reduce((sum, s) => sum + (s.report?.learningsAdded ?? 0), 0);
-  const lines: string[] = [];
-  if (deviations.length > 0) lines.push("### Deviations", "", ...deviations);
-  if (learnings > 0) lines.push(...(lines.length > 0 ? [""] : []), `**Learnings added:** ${learnings}`);
-  return lines;
+  return deviations.length === 0 ? [] : [`### Deviations (${deviations.length})`, "", ...deviations];
 }

@@ -55,3 +55,14 @@ test("a huge summary is cut to stay under GitHub's limit", () => {
   assert.ok(md.length <= MAX_SUMMARY_CHARS + 20);
   assert.match(md, /… \(cut\)\n$/);
 });
+
+test("the job summary lists the learnings the session was given", () => {
+  const md = renderJobSummary({
+    ...result,
+    learnings_given: [{ id: "2026-11-01-api-0a1b2c3d", summary: "Routes live in src/api | index" }],
+  });
+  assert.match(
+    md,
+    /### Learnings given\n\n- Routes live in src\/api \\\| index \(`2026-11-01-api-0a1b2c3d`\)/,
+  );
+});

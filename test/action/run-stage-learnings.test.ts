@@ -87,6 +87,10 @@ test("learnings the session records come back in loom-result: accepted ones stam
   );
 
   assert.deepEqual(StageResult.parse(await readJson(resultFile)), result);
+  // loom-result names the learnings the prompt carried (by file stem), for the check run and stats.
+  assert.deepEqual(result.learnings_given, [
+    { id: path.basename(learningFilePath(onRepo), ".md"), summary: onRepo.summary },
+  ]);
   assert.deepEqual(
     result.learnings?.accepted.map((l) => [l.summary, l.plan_id, l.stage_id, l.attempt]),
     [[learned.summary, "PLAN-demo", "build", 1]],

@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { learningFilePath, renderLearningFile } from "../../src/knowledge/learning-file.ts";
+import { learningFilePath, learningId, renderLearningFile } from "../../src/knowledge/learning-file.ts";
+import { LEARNING_USES_DIR, renderLearningUse } from "../../src/knowledge/learning-use.ts";
 import type { RecordedLearning } from "../../src/knowledge/learning.ts";
 import { runLoom } from "./run-loom.ts";
 
@@ -61,6 +63,70 @@ describe("loom prompt <plan> <stage>", () => {
     const bare = runLoom(["prompt", FIXTURE, "api", "--repo", join(repo, "nowhere")]);
     assert.equal(bare.code, 0, bare.stderr);
     assert.doesNotMatch(bare.stdout, /in-memory cache/);
+  });
+
+  it("ranks learnings as the action does, with the outcomes the checkout's use records hold", (t) => {
+    const repo = mkdtempSync(join(tmpdir(), "loom-prompt-uses-"));
+    t.after(() => rmSync(repo, { recursive: true, force: true }));
+    const base = {
+      category: "pattern",
+      detail: "The API tests need REDIS_URL unset so the in-memory cache is used; with it set they hang.",
+      tags: ["tests"],
+      scope: "project",
+      criteria_met: ["specific"],
+      plan_id: "PLAN-other",
+      stage_id: "models",
+      attempt: 1,
+      recorded_at: "2026-11-20T10:00:00.000Z",
+    } as const;
+    // Equally relevant: without records the order is by summary ("A…" first).
+    const failed: RecordedLearning = {
+      ...base,
+      tags: [...base.tags],
+      criteria_met: [...base.criteria_met],
+      summary: "A cache flag the API tests need",
+    };
+    const passed: RecordedLearning = { ...failed, summary: "Run the API tests with the in-memory cache" };
+    for (const learning of [failed, passed]) {
+      const file = join(repo, learningFilePath(learning));
+      mkdirSync(join(file, ".."), { recursive: true });
+      writeFileSync(file, renderLearningFile(learning));
+    }
+    const uses = join(repo, LEARNING_USES_DIR);
+    mkdirSync(uses, { recursive: true });
+    for (const [index, [learning, outcome]] of (
+      [
+        [failed, "completed-with-failures"],
+        [passed, "completed"],
+      ] as const
+    ).entries())
+      writeFileSync(
+        join(uses, `2026112${index}000000-old.json`),
+        renderLearningUse({
+          version: 1,
+          plan_run: "pr-2/PLAN-other",
+          plan_id: "PLAN-other",
+          stage_id: "models",
+          attempt: index + 1,
+          kind: "stage",
+          outcome,
+          recorded_at: `2026-11-2${index + 1}T00:00:00.000Z`,
+          given: [learningId(learning)],
+        }),
+      );
+    const order = (stdout: string) => [stdout.indexOf(passed.summary), stdout.indexOf(failed.summary)];
+    const before = runLoom(["prompt", FIXTURE, "api", "--repo", repo]);
+    const [p0, f0] = order(before.stdout);
+    assert.ok(f0! >= 0 && p0! > f0!, "outside git, no records are read: the order is by summary");
+    execFileSync("git", ["init", "-q"], { cwd: repo });
+    execFileSync("git", ["add", "."], { cwd: repo });
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "seed"], {
+      cwd: repo,
+    });
+    const after = runLoom(["prompt", FIXTURE, "api", "--repo", repo]);
+    assert.equal(after.code, 0, after.stderr);
+    const [p1, f1] = order(after.stdout);
+    assert.ok(f1! >= 0 && p1! < f1!, "the learning whose stage passed comes first");
   });
 
   it("prints a merge session's task when asked for --kind merge", () => {

@@ -6,6 +6,7 @@ import { runPublish, type PublishInputs } from "../../action/src/publish/run-pub
 import { RecordedLearning } from "../../src/knowledge/learning.ts";
 import {
   learningFilePath,
+  learningId,
   parseLearningFile,
   renderLearningFile,
 } from "../../src/knowledge/learning-file.ts";
@@ -230,5 +231,55 @@ describe("learnings of parallel stages", () => {
     f.write(pr, { [LOG]: `${log}\n## b\n` });
     git(pr, "commit", "-q", "-am", "append b");
     assert.throws(() => git(pr, "merge", "-q", "--no-ff", "-m", "merge", "append-a"), "appends conflict");
+  });
+
+  it("merge without conflicts when both record their uses and retire the same learning", async () => {
+    const f = setUp();
+    const base = f.originRef("main");
+    const tips: string[] = [];
+    for (const [minute, stage] of ["stage-a", "stage-b"].entries()) {
+      const commit = await commitLearnings({
+        cwd: f.workspace,
+        parent: base,
+        learnings: [],
+        origin: { plan_id: PLAN_ID, stage_id: stage },
+        knownSecrets: [],
+        tempDir: join(f.root, `tmp-${stage}`),
+        use: {
+          version: 1,
+          plan_run: `pr-1/${PLAN_ID}`,
+          plan_id: PLAN_ID,
+          stage_id: stage,
+          attempt: 1,
+          kind: "stage",
+          outcome: "completed-with-failures",
+          recorded_at: `2026-11-23T00:0${minute}:00.000Z`,
+          given: [learningId(earlier)],
+        },
+        retirePolicy: { retire_after_failures: 1, retire_after_plans: 0 },
+      });
+      assert.ok(commit.sha !== null);
+      assert.deepEqual(
+        commit.retired.map((r) => r.to),
+        [learningFilePath(earlier).replace("/learnings/", "/learnings/retired/")],
+      );
+      tips.push(commit.sha);
+    }
+    const pr = join(f.root, "pr");
+    git(f.root, "clone", "-q", "--branch", "main", f.origin, pr);
+    git(f.workspace, "push", "-q", "origin", `${tips[0]}:refs/heads/a`, `${tips[1]}:refs/heads/b`);
+    git(pr, "fetch", "-q", "origin", "a", "b");
+    git(pr, "merge", "-q", "--no-ff", "-m", "merge a", "origin/a");
+    git(pr, "merge", "-q", "--no-ff", "-m", "merge b", "origin/b");
+    assert.deepEqual(
+      git(pr, "ls-files", "doc/loom/knowledge/learnings/")
+        .split("\n")
+        .map((path) => path.replace(/uses\/\d+-/, "uses/<time>-")),
+      [
+        learningFilePath(earlier).replace("/learnings/", "/learnings/retired/"),
+        `doc/loom/knowledge/learnings/uses/<time>-pr-1-${PLAN_ID}-stage-a-1-stage.json`,
+        `doc/loom/knowledge/learnings/uses/<time>-pr-1-${PLAN_ID}-stage-b-1-stage.json`,
+      ],
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import type { LearningUse } from "../../../src/knowledge/learning-use.ts";
 import { listLifecycleNames } from "../../../src/plan/lifecycle-path.ts";
 import { join } from "node:path";
 import {
@@ -15,6 +16,7 @@ import { listNewCommits, readFileAt } from "./list-new-commits.ts";
 import { parseBundleHeader } from "./parse-bundle-header.ts";
 import { readCallerWorkflows } from "./read-caller-workflows.ts";
 import { readPublishPolicy } from "./read-publish-policy.ts";
+import { readRetirePolicy } from "./read-retire-policy.ts";
 import { runGit } from "../git/run-git.ts";
 
 export type PublishBundleInput = {
@@ -26,6 +28,8 @@ export type PublishBundleInput = {
   knownSecrets: readonly string[];
   /** The run's accepted learnings (from `loom-result`), checked again and committed after the bundle. */
   learnings?: readonly unknown[];
+  /** The learnings the run's session was given and its outcome, recorded with the learnings. */
+  learningUse?: LearningUse;
   /** Scratch folder (the learnings commit's private index). */
   tempDir?: string;
   log?: (message: string) => void;
@@ -187,21 +191,28 @@ export async function publishBundle(input: PublishBundleInput): Promise<PublishR
 /** `tip` with the run's learnings committed on top, or `tip` itself when none is left to add. */
 async function addLearnings(input: PublishBundleInput, tip: string): Promise<string> {
   const log = input.log ?? (() => undefined);
-  if (input.learnings === undefined || input.learnings.length === 0 || input.tempDir === undefined)
-    return tip;
+  // A session given no learnings and adding none changes no stats: nothing to read or retire.
+  const nothing = (input.learnings ?? []).length === 0 && input.learningUse === undefined;
+  if (input.tempDir === undefined || nothing) return tip;
+  const retire = readRetirePolicy(await readFileAt(input.cwd, tip, ".github/loom.yml"));
+  if (retire.problem !== undefined) log(`learnings retire with the defaults: ${retire.problem}`);
   const commit = await commitLearnings({
     cwd: input.cwd,
     parent: tip,
-    learnings: input.learnings,
+    learnings: input.learnings ?? [],
     origin: { plan_id: input.inputs.plan_id, stage_id: input.inputs.stage_id },
     knownSecrets: input.knownSecrets,
     tempDir: input.tempDir,
+    ...(input.learningUse === undefined ? {} : { use: input.learningUse }),
+    retirePolicy: retire.policy,
   });
   for (const note of commit.skipped) log(`learning not committed: ${note}`);
   if (commit.sha === null) return tip;
   log(
     `committed ${commit.paths.length} learning(s) in ${commit.sha.slice(0, 12)}: ${commit.paths.join(", ")}`,
   );
+  if (commit.usePath !== undefined) log(`recorded the learnings the session was given: ${commit.usePath}`);
+  for (const r of commit.retired) log(`retired ${r.from} (${r.reason}): now ${r.to}`);
   return commit.sha;
 }
 

@@ -9,6 +9,7 @@ import {
   PublishResult,
 } from "../../../src/artifacts/publish-result.ts";
 import { StageResult } from "../../../src/artifacts/stage-result.ts";
+import { planRunOf, type LearningUse } from "../../../src/knowledge/learning-use.ts";
 import { redactSecrets } from "../../../src/redact/redact-secrets.ts";
 import { RESULT_ARTIFACT, RESULT_FILE } from "../upload/artifact-port.ts";
 import { publishBundle } from "./publish-bundle.ts";
@@ -55,7 +56,7 @@ export async function runPublish(options: PublishOptions): Promise<PublishResult
   await mkdir(resultDir, { recursive: true });
 
   const manifestText = await downloadManifest(options, bundleDir);
-  const learnings = await downloadLearnings(options);
+  const { learnings, use } = await downloadLearnings(options);
   const outcome = await publishBundle({
     cwd: options.workspace,
     bundleDir,
@@ -63,6 +64,7 @@ export async function runPublish(options: PublishOptions): Promise<PublishResult
     inputs,
     knownSecrets: options.knownSecrets,
     learnings,
+    ...(use === undefined ? {} : { learningUse: use }),
     tempDir,
     log: (message) => deps.log(redactSecrets(message, options.knownSecrets)),
   });
@@ -90,11 +92,14 @@ export async function runPublish(options: PublishOptions): Promise<PublishResult
   return result;
 }
 
+type ResultLearnings = { learnings: unknown[]; use?: LearningUse };
+
 /**
- * The accepted learnings in the run's `loom-result`, for this plan and stage; none when the
- * artifact is missing or unreadable (the publish job then pushes the bundle alone).
+ * The accepted learnings in the run's `loom-result`, for this plan and stage, and the record of
+ * the learnings its session was given with its outcome; none when the artifact is missing or
+ * unreadable (the publish job then pushes the bundle alone).
  */
-async function downloadLearnings(options: PublishOptions): Promise<unknown[]> {
+async function downloadLearnings(options: PublishOptions): Promise<ResultLearnings> {
   const dir = join(options.tempDir, RESULT_ARTIFACT);
   try {
     await mkdir(dir, { recursive: true });
@@ -102,20 +107,38 @@ async function downloadLearnings(options: PublishOptions): Promise<unknown[]> {
     const parsed = StageResult.safeParse(JSON.parse(await readFile(join(dir, RESULT_FILE), "utf8")));
     if (!parsed.success) {
       options.deps.log(`${RESULT_ARTIFACT} is not a valid result: no learnings to commit`);
-      return [];
+      return { learnings: [] };
     }
-    const { plan_id, stage_id, learnings } = parsed.data;
-    if (plan_id !== options.inputs.plan_id || stage_id !== options.inputs.stage_id) {
+    const result = parsed.data;
+    if (result.plan_id !== options.inputs.plan_id || result.stage_id !== options.inputs.stage_id) {
       options.deps.log(`${RESULT_ARTIFACT} is for another stage: no learnings to commit`);
-      return [];
+      return { learnings: [] };
     }
-    return learnings?.accepted ?? [];
+    const given = result.learnings_given ?? [];
+    return {
+      learnings: result.learnings?.accepted ?? [],
+      ...(given.length === 0
+        ? {}
+        : {
+            use: {
+              version: 1,
+              plan_run: planRunOf(options.inputs.branch, result.plan_id),
+              plan_id: result.plan_id,
+              stage_id: result.stage_id,
+              attempt: result.attempt,
+              kind: result.kind,
+              outcome: result.outcome,
+              recorded_at: new Date().toISOString(),
+              given: given.map((l) => l.id),
+            },
+          }),
+    };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     options.deps.log(
       `no ${RESULT_ARTIFACT} to read learnings from (${redactSecrets(message, options.knownSecrets).slice(0, 300)})`,
     );
-    return [];
+    return { learnings: [] };
   }
 }
 

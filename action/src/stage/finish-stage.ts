@@ -2,6 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { renderHandoffMarkdown } from "../../../src/artifacts/handoff.ts";
 import {
+  MAX_LEARNINGS_GIVEN,
   StageResult,
   type CheckResult,
   type CommitInfo,
@@ -10,6 +11,7 @@ import {
 import { redactSecrets } from "../../../src/redact/redact-secrets.ts";
 import type { StageVerdict } from "../checks/decide-stage-outcome.ts";
 import { readHead } from "../git/list-commits.ts";
+import type { LearningRef } from "../../../src/knowledge/learning.ts";
 import type { CollectedLearnings } from "../knowledge/collect-learnings.ts";
 import type { RunStageInputs } from "../run-stage-inputs.ts";
 import { describePermissionDenial } from "../session/observe-stream.ts";
@@ -29,6 +31,8 @@ export type FinishStage = {
   session: SessionOutcome | null;
   commits?: CommitInfo[];
   learnings?: CollectedLearnings | null;
+  /** The learnings the session's prompt carried (none when the session never started). */
+  learningsGiven?: LearningRef[];
 };
 
 /** The sandbox the action ran the session in, as `loom-result` records it. */
@@ -85,6 +89,13 @@ export async function finishStage(
     ),
     ...optional("learnings", f.learnings ?? undefined),
     ...optional("isolation", recordIsolation(deps, redact)),
+    ...(f.learningsGiven === undefined || f.learningsGiven.length === 0 || s === null
+      ? {}
+      : {
+          learnings_given: f.learningsGiven
+            .slice(0, MAX_LEARNINGS_GIVEN)
+            .map((l) => ({ id: l.id, summary: redact(l.summary).slice(0, 200) })),
+        }),
   });
   const resultDir = path.join(deps.tempDir, "result");
   const resultFile = path.join(resultDir, names.RESULT_FILE);

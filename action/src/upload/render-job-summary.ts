@@ -63,6 +63,13 @@ export function renderJobSummary(result: StageResult): string {
     );
   if (result.deviations.length > 0)
     lines.push("", "### Deviations", "", ...result.deviations.slice(0, 20).map((d) => `- ${cell(d)}`));
+  if (result.learnings_given !== undefined && result.learnings_given.length > 0)
+    lines.push(
+      "",
+      "### Learnings given",
+      "",
+      ...result.learnings_given.map((l) => `- ${cell(l.summary)} (\`${l.id}\`)`),
+    );
   if (result.learnings !== undefined) {
     const { accepted, rejected } = result.learnings;
     lines.push("", "### Learnings", "");
