@@ -10,8 +10,10 @@
  */
 import { hostname } from "node:os";
 import path from "node:path";
-import { run } from "probot";
+import { ProbotOctokit, run } from "probot";
 import { readAppConfig } from "./config/app-config.ts";
+import { GITHUB_REQUEST_TIMEOUT_MS } from "./github/bound-github-fetch.ts";
+import { boundOctokit } from "./github/bound-octokit.ts";
 import { createGitHubCache } from "./github/github-cache.ts";
 import { UnthrottledOctokit } from "./github/unthrottled-octokit.ts";
 import { createLoomApp } from "./index.ts";
@@ -64,13 +66,17 @@ async function startLoom(env: NodeJS.ProcessEnv): Promise<void> {
     ...(config.databaseUrl === null ? {} : { databaseUrl: config.databaseUrl }),
     sqlitePath: config.sqlitePath,
   });
-  // SIGINT and SIGTERM drain whatever of it is up by then (app/shutdown-on-signals.ts).
+  // SIGINT and SIGTERM drain whatever of it is up by then (app/shutdown-on-signals.ts); `halt`
+  // abandons GitHub requests still in flight once the drain's grace has passed (stop-loom.ts).
+  const halt = new AbortController();
+  const stopping = halt.signal;
   const loom: RunningLoom = {
     store,
     workerId: config.workerId ?? `${hostname()}:${process.pid}`,
     engine: null,
     server: null,
     log: null,
+    halt,
   };
   const shutdown = shutdownOnSignals({
     target: process,
@@ -85,6 +91,7 @@ async function startLoom(env: NodeJS.ProcessEnv): Promise<void> {
     botLogin: config.botLogin,
     serverUrl: config.serverUrl,
     cache: createGitHubCache(),
+    stopping,
     onEngine: (engine) => {
       engine.start({ pollMs: config.pollIntervalMs, reconcileMs: config.reconcileIntervalMs });
       loom.engine = engine;
@@ -96,8 +103,14 @@ async function startLoom(env: NodeJS.ProcessEnv): Promise<void> {
       await loomApp(app, options);
       options.addHandler(await acceptWebhooksAtRoot(app));
     },
-    // Probot's own Octokit (throttled) unless the operator turned the pacing off.
-    config.githubThrottle ? {} : { Octokit: UnthrottledOctokit },
+    // Probot's own Octokit (throttled) unless the operator turned the pacing off; either way each
+    // request attempt gives up after GITHUB_REQUEST_TIMEOUT_MS and on shutdown (bound-octokit.ts).
+    {
+      Octokit: boundOctokit(config.githubThrottle ? ProbotOctokit : UnthrottledOctokit, {
+        timeoutMs: GITHUB_REQUEST_TIMEOUT_MS,
+        stopping,
+      }),
+    },
   );
   loom.server = server;
   shutdown.takeOver();

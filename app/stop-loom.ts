@@ -15,16 +15,30 @@ export type RunningLoom = {
   /** Probot's HTTP server (webhooks, /healthz, /metrics). */
   server: { stop(): Promise<void> } | null;
   log: ShutdownLog | null;
+  /** Aborted to abandon GitHub requests in flight (the engine's `stopping`, the Octokit's fetch). */
+  halt: AbortController | null;
 };
 
 /**
- * Stops a running loom in the order that loses nothing: stop taking webhooks (requests in flight are
- * answered and recorded), stop the engine (the round in flight finishes what it claimed), release
- * whatever this worker still leases (another replica, or this one restarted, takes it at once),
- * close the store. Each step is logged; a failing step is logged and the next one still runs.
- * Resolves true when every step succeeded.
+ * How long the work in flight may go on after a stop before its GitHub requests are abandoned
+ * (it is then left leased and handed on): a healthy GitHub answers well within it, and it leaves
+ * most of `SHUTDOWN_DEADLINE_MS` for releasing leases and closing the store.
  */
-export async function stopLoom(loom: RunningLoom, log: ShutdownLog): Promise<boolean> {
+export const STOP_GRACE_MS = 2_000;
+
+/**
+ * Stops a running loom in the order that loses nothing: stop taking webhooks (requests in flight are
+ * answered and recorded), stop the engine (the work in flight gets `graceMs` to finish; then its
+ * GitHub requests are abandoned and what it had claimed stays leased), release whatever this
+ * worker still leases (another replica, or this one restarted, takes it at once), close the
+ * store. Each step is logged; a failing step is logged and the next one still runs. Resolves true
+ * when every step succeeded.
+ */
+export async function stopLoom(
+  loom: RunningLoom,
+  log: ShutdownLog,
+  graceMs: number = STOP_GRACE_MS,
+): Promise<boolean> {
   let ok = true;
   const step = async (done: string, work: () => Promise<object | void>) => {
     try {
@@ -37,13 +51,28 @@ export async function stopLoom(loom: RunningLoom, log: ShutdownLog): Promise<boo
   };
   const { server, engine } = loom;
   if (server !== null) await step("stopped taking webhooks", () => server.stop());
-  if (engine !== null) await step("stopped the engine; the work in flight is finished", () => engine.stop());
+  if (engine !== null)
+    await step("stopped the engine; the work in flight is finished", () =>
+      stopEngine(engine, loom.halt, graceMs),
+    );
+  else loom.halt?.abort();
   await step("released this worker's leases", async () => ({
     released: await loom.store.releaseLeases(loom.workerId),
     workerId: loom.workerId,
   }));
   await step("closed the store", () => loom.store.close());
   return ok;
+}
+
+/** `engine.stop()`, abandoning GitHub requests in flight if it has not finished within `graceMs`. */
+async function stopEngine(engine: Engine, halt: AbortController | null, graceMs: number): Promise<object> {
+  const timer = setTimeout(() => halt?.abort(), graceMs);
+  try {
+    await engine.stop();
+  } finally {
+    clearTimeout(timer);
+  }
+  return { abandoned: halt?.signal.aborted ?? false };
 }
 
 /** Until Probot's logger exists (a signal during start-up): plain lines on the console. */

@@ -3,11 +3,17 @@
 import { benchApi } from "./bench-api.ts";
 import { benchParse } from "./bench-parse.ts";
 import { benchReducer } from "./bench-reducer.ts";
+import { benchUnreachable } from "./bench-unreachable.ts";
 
 /** [short name for `npm run bench -- <name>`, title, benchmark] */
 const sections: [string, string, () => void | Promise<void>][] = [
   ["parse", "plan parsing and validation", benchParse],
   ["reducer", "orchestrator reducer", benchReducer],
+  [
+    "unreachable",
+    "GitHub unreachable: a delivery's hold on the worker, and SIGTERM (real app process)",
+    benchUnreachable,
+  ],
   ["api", "GitHub API cost of a whole plan (emulator, real app, action and Claude Code)", benchApi],
 ];
 

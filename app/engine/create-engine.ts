@@ -46,7 +46,7 @@ export function createEngine(deps: EngineDeps): Engine {
 
   const drainOnce = async () => {
     await released;
-    for (let round = 0; round < MAX_ROUNDS && !stopped; round++) {
+    for (let round = 0; round < MAX_ROUNDS && !stopped && !deps.stopping?.aborted; round++) {
       const deliveries = await processDeliveries(deps, BATCH);
       const effects = await runEffects(deps, BATCH);
       const due = await runDueTimers(deps, BATCH);

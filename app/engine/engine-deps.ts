@@ -25,4 +25,9 @@ export type EngineDeps = {
   sleep?: (ms: number) => Promise<void>;
   /** Prometheus metrics of this App instance (`GET /metrics`); nothing is counted without. */
   metrics?: LoomMetrics;
+  /**
+   * Aborted when loom stops (the same signal abandons its GitHub requests in flight): work it
+   * interrupts is left leased, not failed, so releasing the leases hands it on at once.
+   */
+  stopping?: AbortSignal;
 };

@@ -18,11 +18,17 @@ const DELIVERY_LEASE_MS = 120_000;
  * into orchestrator events. Nothing is dropped: a failed attempt (GitHub down, the plan changing
  * under it) parks the delivery with its error until its next attempt, with backoff, while later
  * deliveries flow; after `MAX_INBOX_ATTEMPTS` it is given up visibly (an error log, the `given_up`
- * count, and for a command a reply saying it was not carried out). Returns how many were claimed.
+ * count, and for a command a reply saying it was not carried out). When loom stops (`deps.stopping`),
+ * the delivery in flight and those not started stay leased for `releaseLeases` to hand on, without
+ * an attempt counted as failed. Returns how many were claimed.
  */
 export async function processDeliveries(deps: EngineDeps, limit: number): Promise<number> {
   const claimed = await deps.store.claimDeliveries(deps.workerId, limit, DELIVERY_LEASE_MS, deps.now());
-  for (const delivery of claimed) await processOne(deps, delivery);
+  for (const delivery of claimed) {
+    // Stopping: the rest stay leased to this worker, whose leases are released on the way out.
+    if (deps.stopping?.aborted) break;
+    await processOne(deps, delivery);
+  }
   return claimed.length;
 }
 
@@ -33,6 +39,10 @@ async function processOne(deps: EngineDeps, delivery: InboxDelivery): Promise<vo
     await deps.store.completeDelivery(delivery.id, deps.now());
     deps.metrics?.deliveriesProcessed.inc({ outcome: "processed" });
   } catch (error) {
+    if (deps.stopping?.aborted) {
+      log.info({ err: error }, "delivery interrupted by shutdown; it is handed on with this worker's leases");
+      return;
+    }
     const message = error instanceof Error ? error.message : String(error);
     if (delivery.attempts >= MAX_INBOX_ATTEMPTS) {
       const reason = `gave up after ${delivery.attempts} attempts: ${message}`;

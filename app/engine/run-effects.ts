@@ -13,12 +13,17 @@ const EFFECT_LEASE_MS = 120_000;
 
 /**
  * Claims due effects from the outbox and carries them out with the plan's current state; the
- * events they return (run dispatched, merge finished…) go back through the reducer. Returns how
- * many effects were claimed.
+ * events they return (run dispatched, merge finished…) go back through the reducer. When loom
+ * stops (`deps.stopping`), the effect in flight and those not started stay leased for
+ * `releaseLeases` to hand on (effects are idempotent by key). Returns how many effects were claimed.
  */
 export async function runEffects(deps: EngineDeps, limit: number): Promise<number> {
   const claimed = await deps.store.claimEffects(deps.workerId, limit, EFFECT_LEASE_MS, deps.now());
-  for (const item of claimed) await runOne(deps, item);
+  for (const item of claimed) {
+    // Stopping: the rest stay leased to this worker, whose leases are released on the way out.
+    if (deps.stopping?.aborted) break;
+    await runOne(deps, item);
+  }
   return claimed.length;
 }
 
@@ -39,6 +44,10 @@ async function runOne(deps: EngineDeps, item: OutboxEffect): Promise<void> {
     if (events.length > 0) await applyEvents(deps, { key: item.planKey, events });
     await deps.store.completeEffect(item.key, { events: events.map((event) => event.type) }, deps.now());
   } catch (error) {
+    if (deps.stopping?.aborted) {
+      log.info({ err: error }, "effect interrupted by shutdown; it is handed on with this worker's leases");
+      return;
+    }
     const retryable = !(error instanceof EffectError) || error.retryable;
     const message = error instanceof Error ? error.message : String(error);
     const again = retryable && item.attempts < MAX_EFFECT_ATTEMPTS;

@@ -2,6 +2,7 @@ import { buildGraph } from "../graph/build-graph.ts";
 import type { Graph } from "../graph/build-graph.ts";
 import { findCycle } from "../graph/find-cycle.ts";
 import type { Diagnostics } from "./diagnostics.ts";
+import type { Location } from "./plan.ts";
 import { findClosestName } from "./find-closest-name.ts";
 import type { StageEntry } from "./read-loom-document.ts";
 import type { YamlLocator } from "./yaml-locator.ts";
@@ -19,14 +20,15 @@ export function checkDependencies(
 ): { graph: Graph; acyclic: boolean } {
   for (const { stage, index } of entries) {
     stage.dependencies.forEach((dep, i) => {
-      const where = at.value(["loom", "stages", index, "dependencies", i]);
+      // Located only when reported: walking the yaml for every dependency of a large plan is slow.
+      const where = (): Location => at.value(["loom", "stages", index, "dependencies", i]);
       if (dep === stage.id) {
-        report.error(`stage "${stage.id}" depends on itself`, where, stage.id);
+        report.error(`stage "${stage.id}" depends on itself`, where(), stage.id);
       } else if (!declaredIds.has(dep)) {
         const others = [...declaredIds.keys()].filter((id) => id !== stage.id);
         const near = findClosestName(dep, others);
         const hint = near === null ? "" : ` (did you mean "${near}"?)`;
-        report.error(`stage "${stage.id}" depends on unknown stage "${dep}"${hint}`, where, stage.id);
+        report.error(`stage "${stage.id}" depends on unknown stage "${dep}"${hint}`, where(), stage.id);
       }
     });
   }

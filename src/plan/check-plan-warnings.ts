@@ -1,5 +1,6 @@
 import type { Diagnostics } from "./diagnostics.ts";
-import { globsOverlap } from "./globs-overlap.ts";
+import { splitGlob, splitGlobsOverlap } from "./globs-overlap.ts";
+import type { SplitGlob } from "./globs-overlap.ts";
 import type { Stage } from "./plan.ts";
 import type { StageEntry } from "./read-loom-document.ts";
 import type { YamlLocator } from "./yaml-locator.ts";
@@ -83,8 +84,17 @@ function warnOverlappingFiles(
   for (const entry of entries) {
     const level = levels.get(entry.stage.id);
     if (level === undefined || entry.stage.files.length === 0) continue;
-    byLevel.set(level, [...(byLevel.get(level) ?? []), entry]);
+    const group = byLevel.get(level);
+    if (group) group.push(entry);
+    else byLevel.set(level, [entry]);
   }
+  // Each glob is split once, not once per pair it is compared in.
+  const split = new Map<string, SplitGlob>();
+  const splitOnce = (glob: string): SplitGlob => {
+    let known = split.get(glob);
+    if (!known) split.set(glob, (known = splitGlob(glob)));
+    return known;
+  };
   let budget = MAX_GLOB_COMPARISONS;
   for (const [level, group] of byLevel) {
     for (let j = 1; j < group.length; j++) {
@@ -93,7 +103,7 @@ function warnOverlappingFiles(
         const earlier = group[i]!;
         budget -= earlier.stage.files.length * later.stage.files.length;
         if (budget < 0) return;
-        const overlap = findOverlap(earlier.stage.files, later.stage.files);
+        const overlap = findOverlap(earlier.stage.files, later.stage.files, splitOnce);
         if (!overlap) continue;
         report.warning(
           `stages "${earlier.stage.id}" and "${later.stage.id}" run in parallel (level ${level}) and both touch files matching "${overlap.first}" / "${overlap.second}": expect merge conflicts`,
@@ -108,9 +118,11 @@ function warnOverlappingFiles(
 function findOverlap(
   earlier: readonly string[],
   later: readonly string[],
+  splitOnce: (glob: string) => SplitGlob,
 ): { first: string; second: string; index: number } | null {
   for (const [index, second] of later.entries()) {
-    const first = earlier.find((glob) => globsOverlap(glob, second));
+    const right = splitOnce(second);
+    const first = earlier.find((glob) => splitGlobsOverlap(splitOnce(glob), right));
     if (first !== undefined) return { first, second, index };
   }
   return null;

@@ -7,9 +7,19 @@ const MAX_EXPANSIONS = 32;
  * a warning, not a refusal.
  */
 export function globsOverlap(first: string, second: string): boolean {
-  const left = expandBraces(normalize(first));
-  const right = expandBraces(normalize(second));
-  return left.some((a) => right.some((b) => pathsOverlap(a.split("/"), b.split("/"))));
+  return splitGlobsOverlap(splitGlob(first), splitGlob(second));
+}
+
+/** A glob read once for many comparisons: its brace alternatives, each split into path segments. */
+export type SplitGlob = readonly (readonly string[])[];
+
+export function splitGlob(glob: string): SplitGlob {
+  return expandBraces(normalize(glob)).map((path) => path.split("/"));
+}
+
+/** `globsOverlap` for globs already split with `splitGlob`. */
+export function splitGlobsOverlap(left: SplitGlob, right: SplitGlob): boolean {
+  return left.some((a) => right.some((b) => pathsOverlap(a, b)));
 }
 
 function normalize(glob: string): string {

@@ -8,6 +8,8 @@ import type { YamlLocator } from "./yaml-locator.ts";
 
 /** Flow collections (`[`, `{`) nested deeper than this are refused before parsing (stack safety). */
 const MAX_FLOW_DEPTH = 200;
+/** Char codes of `[`, `{`, `]`, `}`: comparing codes avoids a one-character string per yaml character. */
+const [OPEN_SQUARE, OPEN_CURLY, CLOSE_SQUARE, CLOSE_CURLY] = [0x5b, 0x7b, 0x5d, 0x7d] as const;
 
 /** Parses the yaml; reports syntax errors (and YAML warnings) at their markdown position. */
 export function parseYaml(
@@ -66,10 +68,10 @@ export function resolveYaml(doc: Document, at: YamlLocator, report: Diagnostics)
 function findExcessiveNesting(yaml: string, limit: number): number {
   let depth = 0;
   for (let i = 0; i < yaml.length; i++) {
-    const char = yaml[i];
-    if (char === "[" || char === "{") {
+    const code = yaml.charCodeAt(i);
+    if (code === OPEN_SQUARE || code === OPEN_CURLY) {
       if (++depth > limit) return i;
-    } else if ((char === "]" || char === "}") && depth > 0) depth--;
+    } else if ((code === CLOSE_SQUARE || code === CLOSE_CURLY) && depth > 0) depth--;
   }
   return -1;
 }

@@ -37,8 +37,7 @@ export function parsePlan(path: string, text: string): PlanResult {
 function readPlan(path: string, id: string, text: string): PlanResult {
   const report = createDiagnostics();
   if (typeof text !== "string") return fail(report, id, id, "the plan is not text");
-  const bytes = countUtf8Bytes(text, PLAN_LIMITS.maxBytes);
-  if (bytes > PLAN_LIMITS.maxBytes) {
+  if (exceedsUtf8Bytes(text, PLAN_LIMITS.maxBytes)) {
     return fail(
       report,
       id,
@@ -78,9 +77,11 @@ function readPlan(path: string, id: string, text: string): PlanResult {
   return { ok: true, plan: { id, name, path, metadata, stages }, warnings: sortDiagnostics(report.warnings) };
 }
 
-/** UTF-8 length of `text`, counting no further than just past `limit`. */
-function countUtf8Bytes(text: string, limit: number): number {
-  if (text.length > limit) return text.length;
+/** Whether `text` takes more than `limit` bytes in UTF-8, counting no further than just past it. */
+function exceedsUtf8Bytes(text: string, limit: number): boolean {
+  if (text.length > limit) return true;
+  // No UTF-16 code unit takes more than 3 bytes (a surrogate pair, 2 units, takes 4): no need to count.
+  if (text.length * 3 <= limit) return false;
   let bytes = 0;
   for (let i = 0; i < text.length && bytes <= limit; i++) {
     const code = text.charCodeAt(i);
@@ -91,7 +92,7 @@ function countUtf8Bytes(text: string, limit: number): number {
       i++;
     } else bytes += 3;
   }
-  return bytes;
+  return bytes > limit;
 }
 
 function fail(
