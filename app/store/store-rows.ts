@@ -135,11 +135,11 @@ export function readDeliveryRecord(row: Row): DeliveryRecord {
  * turn, each installation's rows oldest first (the order of `selectDueDeliveryTurns`).
  */
 export function orderInTurns(rows: Row[]): Row[] {
-  const seen = new Map<string, number>();
+  const seen = new Map<number | null, number>();
   const turned = [...rows]
     .sort((a, b) => readNumber(a, "seq") - readNumber(b, "seq"))
     .map((row) => {
-      const installation = String(row["installation_id"] ?? null);
+      const installation = readNullableNumber(row, "installation_id");
       const turn = (seen.get(installation) ?? 0) + 1;
       seen.set(installation, turn);
       return { row, turn, seq: readNumber(row, "seq") };

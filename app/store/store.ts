@@ -132,7 +132,10 @@ export type DeliveryInput = {
 };
 
 /** A claimed delivery, leased to the claimer until `leaseUntil`. */
-export type InboxDelivery = Omit<DeliveryInput, "availableAt" | "lastError" | "installationId" | "coalesceKey"> & {
+export type InboxDelivery = Omit<
+  DeliveryInput,
+  "availableAt" | "lastError" | "installationId" | "coalesceKey"
+> & {
   /** Claims so far, this one included (1 on the first claim). */
   attempts: number;
   leaseUntil: number;

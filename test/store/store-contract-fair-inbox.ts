@@ -75,19 +75,21 @@ export function describeFairInboxContract(
       assert.equal(await newer("unknown"), false);
     });
 
-    it("two store instances claiming at once lease every delivery exactly once", async (t) => {
+    it("two store instances claiming at once lease every delivery exactly once, installations in turn", async (t) => {
       const { stores } = await openTestStores(t, createDatabase, 2);
       const [one, two] = stores;
       await recordBacklog(one!, "a", 1, 60);
       await recordBacklog(one!, "b", 2, 30);
       await recordBacklog(one!, "c", 3, 10);
-      const claimed: string[] = [];
+      const batches: string[][] = [];
       await Promise.all(
         [one!, two!].map(async (store, worker) => {
           for (let round = 0; round < 20; round += 1)
-            claimed.push(...(await store.claimDeliveries(`w${worker}`, 7, 60_000, 1_000)).map((d) => d.id));
+            batches.push((await store.claimDeliveries(`w${worker}`, 7, 60_000, 1_000)).map((d) => d.id));
         }),
       );
+      const claimed = batches.flat();
+      assert.ok(batches.slice(0, 2).flat().includes("c-0"), "C's oldest is in the first claims");
       assert.equal(claimed.length, 100);
       assert.equal(new Set(claimed).size, 100, "no delivery leased twice");
     });
