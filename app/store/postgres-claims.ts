@@ -43,10 +43,15 @@ export async function claimPostgresEffects(
   return rows.sort(bySeq).map(readOutboxEffect);
 }
 
+/** Turns counted per claimed row: claimers racing for the same first rows still find others. */
+const SPARE_CANDIDATES = 4;
+
 /**
  * Unprocessed, free and due deliveries, installations in turn (`selectDueDeliveryTurns`); leased to
- * `owner`. The turns are counted without locks; the rows are then locked in turn order, skipping
- * those another claimer holds (and re-checking each on its newest version).
+ * `owner`. The turns are counted once without locks (materialized: the planner, misled by a table
+ * not yet analysed, would otherwise count them again for every row), for a few times `limit` rows;
+ * those are then locked in turn order, skipping rows another claimer holds (and re-checking each on
+ * its newest version).
  */
 export async function claimPostgresDeliveries(
   pool: pg.Pool,
@@ -56,11 +61,14 @@ export async function claimPostgresDeliveries(
   now: number,
 ): Promise<InboxDelivery[]> {
   const { rows } = await pool.query<Row>(
-    `WITH turns AS (${selectDueDeliveryTurns(postgresPlaceholder)}),
+    `WITH picked AS MATERIALIZED (
+       SELECT seq, turn FROM (${selectDueDeliveryTurns(postgresPlaceholder)}) turns
+       ORDER BY turn, seq LIMIT $2 * ${SPARE_CANDIDATES}
+     ),
      candidates AS (
-       SELECT d.seq FROM loom_deliveries d JOIN turns t ON t.seq = d.seq
+       SELECT d.seq FROM loom_deliveries d JOIN picked p ON p.seq = d.seq
        WHERE d.completed_at IS NULL AND d.lease_until <= $1 AND d.available_at <= $1
-       ORDER BY t.turn, d.seq LIMIT $2
+       ORDER BY p.turn, d.seq LIMIT $2
        FOR UPDATE OF d SKIP LOCKED
      )
      UPDATE loom_deliveries d SET lease_owner = $3, lease_until = $4, attempts = d.attempts + 1
