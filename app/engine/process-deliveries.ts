@@ -17,10 +17,11 @@ const DELIVERY_LEASE_MS = 120_000;
 /**
  * Claims recorded webhook deliveries (and loom's own parked events), installations in turn and
  * each installation's oldest first, and turns each into orchestrator events; a push superseded by
- * a newer one of the same pull request is completed without work (`isSuperseded`). Nothing is dropped: a failed attempt (GitHub down, the plan changing
- * under it) parks the delivery with its error until its next attempt, with backoff, while later
- * deliveries flow; after `MAX_INBOX_ATTEMPTS` it is given up visibly (an error log, the `given_up`
- * count, and for a command a reply saying it was not carried out). Returns how many were claimed.
+ * a newer one of the same pull request is completed without work (`isSuperseded`). Nothing is
+ * dropped: a failed attempt (GitHub down, the plan changing under it) parks the delivery with its
+ * error until its next attempt, with backoff, while later deliveries flow; after
+ * `MAX_INBOX_ATTEMPTS` it is given up visibly (an error log, the `given_up` count, and for a
+ * command a reply saying it was not carried out). Returns how many were claimed.
  */
 export async function processDeliveries(deps: EngineDeps, limit: number): Promise<number> {
   const claimed = await deps.store.claimDeliveries(deps.workerId, limit, DELIVERY_LEASE_MS, deps.now());
