@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
+import { createMetrics } from "../../app/metrics/create-metrics.ts";
+import type { LoomMetrics } from "../../app/metrics/create-metrics.ts";
 import type { PlanState } from "../../src/orchestrator/state.ts";
 import { delivery, issueCommentPayload, pullRequestPayload } from "../support/webhook-payloads.ts";
 import { nextSha } from "./fake-github.ts";
@@ -61,10 +63,16 @@ async function recordPushes(
 }
 
 /** Opens the diamond plan, then records `count` pushes before loom processes any; what they cost. */
-async function costOfPushes(count: number): Promise<{ harness: Harness; requests: string[]; last: string }> {
+async function costOfPushes(
+  count: number,
+): Promise<{ harness: Harness; requests: string[]; last: string; metrics: LoomMetrics }> {
+  const metrics = createMetrics({
+    store: { countBacklog: () => Promise.resolve({ deliveries: 0, effects: 0, timers: 0 }) },
+    defaultMetrics: false,
+  });
   // A clock that stands still: the plan's own timers (a dispatched stage's look-ups) fall due
   // alike however many deliveries were recorded.
-  const harness = await startHarness({ clock: () => Date.UTC(2026, 10, 22) });
+  const harness = await startHarness({ clock: () => Date.UTC(2026, 10, 22), metrics });
   h = harness;
   harness.fake.files.set("main:.github/loom.yml", "rename_plans: false\n");
   await harness.receive(
@@ -76,7 +84,7 @@ async function costOfPushes(count: number): Promise<{ harness: Harness; requests
   await recordPushes(harness, pushes);
   assert.equal(harness.gh.requests.length, from, "recording reads nothing from GitHub");
   await harness.engine.drain();
-  return { harness, requests: requestsSince(harness, from), last: pushes.at(-1)!.head };
+  return { harness, requests: requestsSince(harness, from), last: pushes.at(-1)!.head, metrics };
 }
 
 test("a burst of 100 pushes recorded before loom gets to them costs the GitHub requests of one push and ends at the last head", async () => {
@@ -95,6 +103,15 @@ test("a burst of 100 pushes recorded before loom gets to them costs the GitHub r
     "check runs only on the first and the last head",
   );
   assert.equal((await burst.harness.store.countBacklog()).deliveries, 0, "every push is done with");
+  const counted = (await burst.metrics.deliveriesProcessed.get()).values;
+  assert.deepEqual(
+    counted.map((v) => [v.labels.outcome, v.value]),
+    [
+      ["processed", 2],
+      ["superseded", 99],
+    ],
+    "the opening and the last push processed, 99 pushes counted as superseded",
+  );
   await burst.harness.finish();
   h = undefined;
 });
