@@ -3,10 +3,16 @@ import { afterEach, test } from "node:test";
 import { createMetrics } from "../../app/metrics/create-metrics.ts";
 import type { LoomMetrics } from "../../app/metrics/create-metrics.ts";
 import type { PlanState } from "../../src/orchestrator/state.ts";
-import { delivery, issueCommentPayload, pullRequestPayload } from "../support/webhook-payloads.ts";
+import {
+  delivery,
+  issueCommentPayload,
+  pullRequestPayload,
+  workflowRunPayload,
+} from "../support/webhook-payloads.ts";
 import { nextSha } from "./fake-github.ts";
-import { DIAMOND_PLAN, PLAN_PATH, startHarness } from "./loom-harness.ts";
+import { BOT, DIAMOND_PLAN, PLAN_PATH, startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
+import { passingResult } from "./stage-results.ts";
 
 /*
  * Issue 11, hole 9: cheap input cannot buy expensive work. Pushes are cheap for whoever pushes;
@@ -142,6 +148,45 @@ test("a burst of pushes onto an approved fork plan costs one read and one check 
     "one check run, on the last head, asks for the approval",
   );
   assert.equal(h.gh.find("GET", "/repos/acme/widgets/pulls/1/files").length - reads, 1, "read once");
+  await h.finish();
+  h = undefined;
+});
+
+async function finishRun(harness: Harness, stageId: string): Promise<void> {
+  const dispatch = harness.fake.dispatches.find((d) => d.inputs["stage_id"] === stageId);
+  assert.ok(dispatch, `${stageId} was dispatched`);
+  harness.fake.finishRun(dispatch.runId, "success", passingResult(stageId));
+  await harness.receive(
+    "workflow_run",
+    workflowRunPayload("completed", { id: dispatch.runId, displayTitle: `loom ${dispatch.inputs["key"]}` }),
+  );
+}
+
+test("loom's own merges pushed in a burst are each judged: an approved plan stays approved", async () => {
+  h = await startHarness();
+  h.fake.files.set("main:.github/loom.yml", "rename_plans: false\n");
+  // mallory may not write: her plan (on a branch of the repository itself) waits for approval.
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("opened", { number: 1, headSha: h.headSha, author: { login: "mallory" } }),
+  );
+  await h.receive(
+    "issue_comment",
+    issueCommentPayload({ number: 1, body: "/loom approve", sender: { login: "alice" } }),
+  );
+  const heads = [h.headSha];
+  for (const stage of ["a", "b", "c"]) {
+    await finishRun(h, stage);
+    heads.push(h.fake.refs.get("feature/plan") ?? "");
+  }
+  assert.equal(new Set(heads).size, 4, "three merges, three new heads");
+  const merges = heads.slice(1).map((head, n) => ({ before: heads[n] ?? "", head }));
+  for (const { head } of merges) h.fake.files.set(`${head}:${PLAN_PATH}`, DIAMOND_PLAN);
+  await recordPushes(h, merges, { sender: { login: BOT, type: "Bot" } });
+  await h.engine.drain();
+  const state = await planState(h);
+  assert.equal(state.pr.headSha, heads[3]);
+  assert.equal(state.approvedSha, heads[3], "the approval follows loom's own merges");
   await h.finish();
   h = undefined;
 });
