@@ -49,6 +49,7 @@ export async function parkEvents(deps: EngineDeps, parked: ParkedEvents, reason:
     receivedAt: now,
     availableAt: now + computeInboxBackoff(1),
     lastError: reason,
+    installationId: parked.key.installationId,
   });
   deps.log.warn(
     { id, plan: parked.key, events: parked.events.map((event) => event.type), reason },

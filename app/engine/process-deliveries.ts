@@ -2,6 +2,7 @@ import type { InboxDelivery } from "../store/store.ts";
 import { applyParkedEvents } from "./apply-parked-events.ts";
 import type { EngineDeps } from "./engine-deps.ts";
 import { computeInboxBackoff, MAX_INBOX_ATTEMPTS } from "./inbox-backoff.ts";
+import { isSuperseded } from "./is-superseded.ts";
 import { onCheckRun } from "./on-check-run.ts";
 import { onCheckSuite } from "./on-check-suite.ts";
 import { onIssueComment } from "./on-issue-comment.ts";
@@ -14,13 +15,15 @@ import { replyDeadLetter } from "./reply-dead-letter.ts";
 const DELIVERY_LEASE_MS = 120_000;
 
 /**
- * Claims recorded webhook deliveries (and loom's own parked events), oldest first, and turns each
- * into orchestrator events. Nothing is dropped: a failed attempt (GitHub down, the plan changing
- * under it) parks the delivery with its error until its next attempt, with backoff, while later
- * deliveries flow; after `MAX_INBOX_ATTEMPTS` it is given up visibly (an error log, the `given_up`
- * count, and for a command a reply saying it was not carried out). When loom stops (`deps.stopping`),
- * the delivery in flight and those not started stay leased for `releaseLeases` to hand on, without
- * an attempt counted as failed. Returns how many were claimed.
+ * Claims recorded webhook deliveries (and loom's own parked events), installations in turn and
+ * each installation's oldest first, and turns each into orchestrator events; a push superseded by
+ * a newer one of the same pull request is completed without work (`isSuperseded`). Nothing is
+ * dropped: a failed attempt (GitHub down, the plan changing under it) parks the delivery with its
+ * error until its next attempt, with backoff, while later deliveries flow; after
+ * `MAX_INBOX_ATTEMPTS` it is given up visibly (an error log, the `given_up` count, and for a
+ * command a reply saying it was not carried out). When loom stops (`deps.stopping`), the delivery
+ * in flight and those not started stay leased for `releaseLeases` to hand on, without an attempt
+ * counted as failed. Returns how many were claimed.
  */
 export async function processDeliveries(deps: EngineDeps, limit: number): Promise<number> {
   const claimed = await deps.store.claimDeliveries(deps.workerId, limit, DELIVERY_LEASE_MS, deps.now());
@@ -35,6 +38,12 @@ export async function processDeliveries(deps: EngineDeps, limit: number): Promis
 async function processOne(deps: EngineDeps, delivery: InboxDelivery): Promise<void> {
   const log = deps.log.child({ delivery: delivery.id, event: delivery.name });
   try {
+    if (await isSuperseded(deps, delivery)) {
+      await deps.store.completeDelivery(delivery.id, deps.now());
+      deps.metrics?.deliveriesProcessed.inc({ outcome: "superseded" });
+      log.debug("superseded by a newer push to the same pull request");
+      return;
+    }
     await routeDelivery(deps, delivery);
     await deps.store.completeDelivery(delivery.id, deps.now());
     deps.metrics?.deliveriesProcessed.inc({ outcome: "processed" });

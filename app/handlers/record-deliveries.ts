@@ -1,4 +1,5 @@
 import type { Context, Probot } from "probot";
+import { readDeliveryKeys } from "../engine/read-delivery-keys.ts";
 import type { Store } from "../store/store.ts";
 
 /** The webhook events and actions loom acts on; everything else is not even recorded. */
@@ -26,8 +27,9 @@ export type RecordDeps = {
 
 /**
  * The webhook handler only records the fact: the delivery goes into the durable inbox keyed by
- * its `X-GitHub-Delivery` id (a redelivery with the same id is ignored) and the answer goes back
- * at once. All work (API reads, the reducer, effects) happens after, in the engine.
+ * its `X-GitHub-Delivery` id (a redelivery with the same id is ignored), with its installation
+ * (whose turn it waits for) and coalescing key (`readDeliveryKeys`), and the answer goes back at
+ * once. All work (API reads, the reducer, effects) happens after, in the engine.
  */
 export function recordDeliveries(app: Probot, deps: RecordDeps): void {
   app.on([...RECORDED_EVENTS], async (context: Context) => {
@@ -37,6 +39,7 @@ export function recordDeliveries(app: Probot, deps: RecordDeps): void {
       name: context.name,
       payload: context.payload,
       receivedAt: deps.now(),
+      ...readDeliveryKeys(context.name, context.payload),
     });
     if (fresh) deps.wake();
     else context.log.info({ delivery: context.id }, "duplicate delivery ignored");

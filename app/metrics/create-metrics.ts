@@ -73,7 +73,7 @@ export function createMetrics(options: CreateMetricsOptions): LoomMetrics {
     }),
     deliveriesProcessed: new Counter({
       name: "loom_webhook_deliveries_processed_total",
-      help: "Recorded deliveries (and parked events) processed, by outcome: processed, failed (parked for a later attempt), given_up (dead-lettered)",
+      help: "Recorded deliveries (and parked events) processed, by outcome: processed, superseded (a newer push to the same pull request does its work), failed (parked for a later attempt), given_up (dead-lettered)",
       labelNames: ["outcome"],
       registers,
     }),

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { Row } from "./store-rows.ts";
-import { readDelivery, readDueTimer, readOutboxEffect } from "./store-rows.ts";
+import { postgresPlaceholder, selectDueDeliveryTurns } from "./delivery-sql.ts";
+import { orderInTurns, readDelivery, readDueTimer, readOutboxEffect } from "./store-rows.ts";
 import type { DueTimer, InboxDelivery, OutboxEffect } from "./store.ts";
 
 /*
@@ -42,7 +43,16 @@ export async function claimPostgresEffects(
   return rows.sort(bySeq).map(readOutboxEffect);
 }
 
-/** Unprocessed, free and due deliveries, oldest recorded first; leased to `owner`. */
+/** Turns counted per claimed row: claimers racing for the same first rows still find others. */
+const SPARE_CANDIDATES = 4;
+
+/**
+ * Unprocessed, free and due deliveries, installations in turn (`selectDueDeliveryTurns`); leased to
+ * `owner`. The turns are counted once without locks (materialized: the planner, misled by a table
+ * not yet analysed, would otherwise count them again for every row), for a few times `limit` rows;
+ * those are then locked in turn order, skipping rows another claimer holds (and re-checking each on
+ * its newest version).
+ */
 export async function claimPostgresDeliveries(
   pool: pg.Pool,
   owner: string,
@@ -51,18 +61,23 @@ export async function claimPostgresDeliveries(
   now: number,
 ): Promise<InboxDelivery[]> {
   const { rows } = await pool.query<Row>(
-    `WITH candidates AS (
-       SELECT seq FROM loom_deliveries
-       WHERE completed_at IS NULL AND lease_until <= $1 AND available_at <= $1
-       ORDER BY seq LIMIT $2
-       FOR UPDATE SKIP LOCKED
+    `WITH picked AS MATERIALIZED (
+       SELECT seq, turn FROM (${selectDueDeliveryTurns(postgresPlaceholder)}) turns
+       ORDER BY turn, seq LIMIT $2 * ${SPARE_CANDIDATES}
+     ),
+     candidates AS (
+       SELECT d.seq FROM loom_deliveries d JOIN picked p ON p.seq = d.seq
+       WHERE d.completed_at IS NULL AND d.lease_until <= $1 AND d.available_at <= $1
+       ORDER BY p.turn, d.seq LIMIT $2
+       FOR UPDATE OF d SKIP LOCKED
      )
      UPDATE loom_deliveries d SET lease_owner = $3, lease_until = $4, attempts = d.attempts + 1
      FROM candidates c WHERE d.seq = c.seq
-     RETURNING d.seq, d.id, d.name, d.payload, d.received_at, d.attempts, d.lease_until, d.last_error`,
+     RETURNING d.seq, d.id, d.name, d.payload, d.received_at, d.attempts, d.lease_until, d.last_error,
+               d.installation_id`,
     [now, limit, owner, leaseUntil],
   );
-  return rows.sort(bySeq).map(readDelivery);
+  return orderInTurns(rows).map(readDelivery);
 }
 
 /** Free timers with `at <= now`, earliest first; leased to `owner`. */

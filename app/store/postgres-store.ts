@@ -10,6 +10,7 @@ import {
   claimPostgresTimers,
   releasePostgresLeases,
 } from "./postgres-claims.ts";
+import { postgresPlaceholder, selectNewerDelivery } from "./delivery-sql.ts";
 import type { Row } from "./store-rows.ts";
 import {
   formatPullKey,
@@ -180,8 +181,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
 
     async recordDelivery(delivery) {
       const r = await pool.query(
-        `INSERT INTO loom_deliveries (id, name, payload, received_at, available_at, last_error)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
+        `INSERT INTO loom_deliveries (id, name, payload, received_at, available_at, last_error, installation_id, coalesce_key)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
         [
           delivery.id,
           delivery.name,
@@ -189,6 +190,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
           delivery.receivedAt,
           delivery.availableAt ?? 0,
           delivery.lastError ?? null,
+          delivery.installationId ?? null,
+          delivery.coalesceKey ?? null,
         ],
       );
       return r.rowCount === 1;
@@ -196,6 +199,10 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
 
     claimDeliveries(owner, limit, leaseMs, now) {
       return claimPostgresDeliveries(pool, owner, limit, now + leaseMs, now);
+    },
+
+    async hasNewerDelivery(id) {
+      return (await query(selectNewerDelivery(postgresPlaceholder), [id])).length > 0;
     },
 
     async completeDelivery(id, now, error) {

@@ -87,4 +87,16 @@ export const sqliteMigrations: readonly Migration[] = [
       ALTER TABLE loom_deliveries ADD COLUMN last_error TEXT;
     `,
   },
+  {
+    // 4: claims serve installations in turn (`installation_id`), and a newer delivery with the same
+    // `coalesce_key` supersedes an older one (a burst of pushes costs the work of the last). Additive:
+    // rows stored before it have neither, so they share one turn and are never superseded; a loom of
+    // version 3 still claims and writes them.
+    version: 4,
+    sql: `
+      ALTER TABLE loom_deliveries ADD COLUMN installation_id INTEGER;
+      ALTER TABLE loom_deliveries ADD COLUMN coalesce_key TEXT;
+      CREATE INDEX loom_deliveries_coalesce ON loom_deliveries (coalesce_key, seq) WHERE coalesce_key IS NOT NULL;
+    `,
+  },
 ];

@@ -1,6 +1,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import type { Row } from "./store-rows.ts";
-import { readDelivery, readDueTimer, readOutboxEffect } from "./store-rows.ts";
+import { selectDueDeliveryTurns, sqlitePlaceholder } from "./delivery-sql.ts";
+import { orderInTurns, readDelivery, readDueTimer, readOutboxEffect } from "./store-rows.ts";
 import type { DueTimer, InboxDelivery, OutboxEffect } from "./store.ts";
 
 /*
@@ -38,7 +39,7 @@ export function claimSqliteEffects(
   });
 }
 
-/** Unprocessed, free and due deliveries, oldest recorded first; leased to `owner`. */
+/** Unprocessed, free and due deliveries, installations in turn (`selectDueDeliveryTurns`); leased to `owner`. */
 export function claimSqliteDeliveries(
   db: DatabaseSync,
   owner: string,
@@ -48,14 +49,12 @@ export function claimSqliteDeliveries(
 ): InboxDelivery[] {
   const rows: Row[] = db
     .prepare(
-      `UPDATE loom_deliveries SET lease_owner = ?, lease_until = ?, attempts = attempts + 1
-       WHERE seq IN (SELECT seq FROM loom_deliveries
-                     WHERE completed_at IS NULL AND lease_until <= ? AND available_at <= ?
-                     ORDER BY seq LIMIT ?)
-       RETURNING seq, id, name, payload, received_at, attempts, lease_until, last_error`,
+      `UPDATE loom_deliveries SET lease_owner = ?3, lease_until = ?4, attempts = attempts + 1
+       WHERE seq IN (SELECT seq FROM (${selectDueDeliveryTurns(sqlitePlaceholder)}) ORDER BY turn, seq LIMIT ?2)
+       RETURNING seq, id, name, payload, received_at, attempts, lease_until, last_error, installation_id`,
     )
-    .all(owner, leaseUntil, now, now, limit);
-  return rows.sort((a, b) => Number(a["seq"]) - Number(b["seq"])).map(readDelivery);
+    .all(now, limit, owner, leaseUntil);
+  return orderInTurns(rows).map(readDelivery);
 }
 
 /** Free timers with `at <= now`, earliest first; leased to `owner`. */

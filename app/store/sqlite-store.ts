@@ -12,6 +12,7 @@ import {
   claimSqliteTimers,
   releaseSqliteLeases,
 } from "./sqlite-claims.ts";
+import { sqlitePlaceholder, selectNewerDelivery } from "./delivery-sql.ts";
 import type { Row } from "./store-rows.ts";
 import {
   formatPullKey,
@@ -175,20 +176,26 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 
     recordDelivery(delivery) {
       const changes = run(
-        `INSERT INTO loom_deliveries (id, name, payload, received_at, available_at, last_error)
-         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+        `INSERT INTO loom_deliveries (id, name, payload, received_at, available_at, last_error, installation_id, coalesce_key)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
         delivery.id,
         delivery.name,
         writeJson(delivery.payload),
         delivery.receivedAt,
         delivery.availableAt ?? 0,
         delivery.lastError ?? null,
+        delivery.installationId ?? null,
+        delivery.coalesceKey ?? null,
       );
       return Promise.resolve(changes === 1);
     },
 
     claimDeliveries(owner, limit, leaseMs, now) {
       return Promise.resolve(transact(() => claimSqliteDeliveries(db, owner, limit, now + leaseMs, now)));
+    },
+
+    hasNewerDelivery(id) {
+      return Promise.resolve(all(selectNewerDelivery(sqlitePlaceholder), id).length > 0);
     },
 
     completeDelivery(id, now, error) {

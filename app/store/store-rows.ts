@@ -130,6 +130,23 @@ export function readDeliveryRecord(row: Row): DeliveryRecord {
   };
 }
 
+/**
+ * Claimed delivery rows (`seq`, `installation_id`) in the order they are served: installations in
+ * turn, each installation's rows oldest first (the order of `selectDueDeliveryTurns`).
+ */
+export function orderInTurns(rows: Row[]): Row[] {
+  const seen = new Map<number | null, number>();
+  const turned = [...rows]
+    .sort((a, b) => readNumber(a, "seq") - readNumber(b, "seq"))
+    .map((row) => {
+      const installation = readNullableNumber(row, "installation_id");
+      const turn = (seen.get(installation) ?? 0) + 1;
+      seen.set(installation, turn);
+      return { row, turn, seq: readNumber(row, "seq") };
+    });
+  return turned.sort((a, b) => a.turn - b.turn || a.seq - b.seq).map((entry) => entry.row);
+}
+
 /** The counts row of `countBacklog` (`pg` gives COUNT as a string). */
 export function readBacklog(row: Row): Backlog {
   return {

@@ -122,10 +122,20 @@ export type DeliveryInput = {
   receivedAt: number;
   availableAt?: number;
   lastError?: string;
+  /**
+   * The installation it belongs to: claims serve installations in turn (null or left out: the
+   * deliveries without one share a turn).
+   */
+  installationId?: number | null;
+  /** See `hasNewerDelivery` (null or left out: never superseded). */
+  coalesceKey?: string | null;
 };
 
 /** A claimed delivery, leased to the claimer until `leaseUntil`. */
-export type InboxDelivery = Omit<DeliveryInput, "availableAt" | "lastError"> & {
+export type InboxDelivery = Omit<
+  DeliveryInput,
+  "availableAt" | "lastError" | "installationId" | "coalesceKey"
+> & {
   /** Claims so far, this one included (1 on the first claim). */
   attempts: number;
   leaseUntil: number;
@@ -214,10 +224,18 @@ export interface Store {
   /** Stores a delivery; false when its id was already recorded (duplicate: ignore it). */
   recordDelivery(delivery: DeliveryInput): Promise<boolean>;
   /**
-   * Leases up to `limit` unprocessed, due (`availableAt <= now`) deliveries to `owner`, oldest
-   * recorded first: a parked delivery waiting for its next attempt holds nothing else back.
+   * Leases up to `limit` unprocessed, due (`availableAt <= now`) deliveries to `owner`, installations
+   * in turn: the oldest due delivery of every installation first (oldest first), then the second
+   * oldest of each, and so on, returned in that order. One installation's backlog never holds
+   * another's deliveries back, and each installation's deliveries come in the order recorded. A
+   * parked delivery waiting for its next attempt holds nothing else back.
    */
   claimDeliveries(owner: string, limit: number, leaseMs: number, now: number): Promise<InboxDelivery[]>;
+  /**
+   * Whether a delivery with the same coalescing key as `id` was recorded after it and was not given
+   * up (it is waiting, in flight or processed). False for an unknown id or one without a key.
+   */
+  hasNewerDelivery(id: string): Promise<boolean>;
   /**
    * Marks a delivery processed, or given up (dead-lettered) with `error`: it is never claimed again.
    */

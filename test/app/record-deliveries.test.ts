@@ -38,3 +38,18 @@ test("a webhook is only recorded, once per delivery id, before any work or API c
   await h.finish();
   h = undefined;
 });
+
+test("a webhook is recorded in its installation's queue: another installation's backlog does not delay it", async () => {
+  h = await startHarness();
+  const busy = pullRequestPayload("labeled", { number: 1, headSha: h.headSha, label: "x" });
+  for (const id of ["a-1", "a-2", "a-3"]) await h.probot.receive(delivery("pull_request", busy, id));
+  const other = { ...busy, installation: { id: 99 } };
+  await h.probot.receive(delivery("pull_request", other, "b-1"));
+  const claimed = await h.store.claimDeliveries("inspector", 2, 60_000, Date.now());
+  assert.deepEqual(
+    claimed.map((d) => d.id),
+    ["a-1", "b-1"],
+  );
+  await h.finish();
+  h = undefined;
+});

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { it } from "node:test";
 import { sqliteMigrations } from "../../app/store/schema-sqlite.ts";
+import { latestVersion } from "../../app/store/schema-version.ts";
 import { createSqliteStore } from "../../app/store/sqlite-store.ts";
 import { createAppProcess } from "../e2e/app-process.ts";
 
@@ -38,7 +39,7 @@ it(
     const output = app.logs.map((line) => String(line["msg"]));
     assert.ok(
       output.includes(
-        "loom: the SQLite database has loom schema version 7, but this loom knows versions up to 2: a newer loom has upgraded it. " +
+        `loom: the SQLite database has loom schema version 7, but this loom knows versions up to ${latestVersion(sqliteMigrations)}: a newer loom has upgraded it. ` +
           "Run that newer loom (or a later one), or restore the backup taken before the upgrade to go back.",
       ),
       output.join("\n"),

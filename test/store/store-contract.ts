@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import type { TestContext } from "node:test";
 import type { Store } from "../../app/store/store.ts";
 import { planKey } from "./plan-key-fixture.ts";
+import { describeFairInboxContract } from "./store-contract-fair-inbox.ts";
 import { describeInboxContract } from "./store-contract-inbox.ts";
 import { describeLeasesContract } from "./store-contract-leases.ts";
 import { describeOutboxContract } from "./store-contract-outbox.ts";
@@ -162,6 +163,7 @@ export function describeStoreContract(createDatabase: CreateTestDatabase): void 
 
   describeOutboxContract(open);
   describeInboxContract(open);
+  describeFairInboxContract(open, createDatabase);
   describeLeasesContract(open);
   describeRaceContract(createDatabase);
   describeSchemaContract(createDatabase);

@@ -1,0 +1,192 @@
+import assert from "node:assert/strict";
+import { afterEach, test } from "node:test";
+import { createMetrics } from "../../app/metrics/create-metrics.ts";
+import type { LoomMetrics } from "../../app/metrics/create-metrics.ts";
+import type { PlanState } from "../../src/orchestrator/state.ts";
+import {
+  delivery,
+  issueCommentPayload,
+  pullRequestPayload,
+  workflowRunPayload,
+} from "../support/webhook-payloads.ts";
+import { nextSha } from "./fake-github.ts";
+import { BOT, DIAMOND_PLAN, PLAN_PATH, startHarness } from "./loom-harness.ts";
+import type { Harness } from "./loom-harness.ts";
+import { passingResult } from "./stage-results.ts";
+
+/*
+ * Issue 11, hole 9: cheap input cannot buy expensive work. Pushes are cheap for whoever pushes;
+ * each `synchronize` costs loom reads (files, config, permission, plan) and check-run writes. GitHub
+ * sends one `synchronize` per push, with `before` (the head before it) and the new head in
+ * `pull_request.head.sha`; it promises no order, but the inbox keeps the order it recorded.
+ */
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.cleanup();
+  h = undefined;
+});
+
+const fork = { author: { login: "mallory" }, headRepo: "mallory/widgets" };
+
+async function planState(harness: Harness): Promise<PlanState> {
+  const [plan] = await harness.store.listPlansForPull("acme", "widgets", 1);
+  return (plan?.state as { state: PlanState }).state;
+}
+
+/** The requests made since `from`, with SHAs and ids left out: what kind of work they were. */
+function requestsSince(harness: Harness, from: number): string[] {
+  return harness.gh.requests
+    .slice(from)
+    .map((r) => `${r.method} ${r.path.replaceAll(/[0-9a-f]{40}/g, "<sha>").replaceAll(/\d+/g, "<n>")}`);
+}
+
+/** `count` pushes, one after the other, starting from the current head; returns the new heads. */
+function push(harness: Harness, count: number): { before: string; head: string }[] {
+  const pushes: { before: string; head: string }[] = [];
+  for (let n = 0; n < count; n += 1) {
+    const before = harness.fake.refs.get("feature/plan") ?? "";
+    const head = nextSha();
+    harness.fake.refs.set("feature/plan", head);
+    harness.fake.files.set(`${head}:${PLAN_PATH}`, DIAMOND_PLAN);
+    pushes.push({ before, head });
+  }
+  return pushes;
+}
+
+async function recordPushes(
+  harness: Harness,
+  pushes: { before: string; head: string }[],
+  sender: Record<string, unknown> = {},
+): Promise<void> {
+  for (const { before, head } of pushes)
+    await harness.probot.receive(
+      delivery(
+        "pull_request",
+        pullRequestPayload("synchronize", { number: 1, headSha: head, before, ...sender }),
+      ),
+    );
+}
+
+/** Opens the diamond plan, then records `count` pushes before loom processes any; what they cost. */
+async function costOfPushes(
+  count: number,
+): Promise<{ harness: Harness; requests: string[]; last: string; metrics: LoomMetrics }> {
+  const metrics = createMetrics({
+    store: { countBacklog: () => Promise.resolve({ deliveries: 0, effects: 0, timers: 0 }) },
+    defaultMetrics: false,
+  });
+  // A clock that stands still: the plan's own timers (a dispatched stage's look-ups) fall due
+  // alike however many deliveries were recorded.
+  const harness = await startHarness({ clock: () => Date.UTC(2026, 10, 22), metrics });
+  h = harness;
+  harness.fake.files.set("main:.github/loom.yml", "rename_plans: false\n");
+  await harness.receive(
+    "pull_request",
+    pullRequestPayload("opened", { number: 1, headSha: harness.headSha }),
+  );
+  const from = harness.gh.requests.length;
+  const pushes = push(harness, count);
+  await recordPushes(harness, pushes);
+  assert.equal(harness.gh.requests.length, from, "recording reads nothing from GitHub");
+  await harness.engine.drain();
+  return { harness, requests: requestsSince(harness, from), last: pushes.at(-1)!.head, metrics };
+}
+
+test("a burst of 100 pushes recorded before loom gets to them costs the GitHub requests of one push and ends at the last head", async () => {
+  const one = await costOfPushes(1);
+  assert.ok(one.requests.length > 0, "a push costs some requests");
+  await one.harness.finish();
+  h = undefined;
+
+  const burst = await costOfPushes(100);
+  assert.deepEqual(burst.requests, one.requests, "100 pushes cost what one push costs");
+  assert.equal((await planState(burst.harness)).pr.headSha, burst.last, "the plan is at the last head");
+  const heads = new Set(burst.harness.fake.checkRuns.map((r) => String(r["head_sha"])));
+  assert.deepEqual(
+    [...heads].filter((sha) => sha !== burst.harness.headSha),
+    [burst.last],
+    "check runs only on the first and the last head",
+  );
+  assert.equal((await burst.harness.store.countBacklog()).deliveries, 0, "every push is done with");
+  const counted = (await burst.metrics.deliveriesProcessed.get()).values;
+  assert.deepEqual(
+    counted.map((v) => [v.labels.outcome, v.value]),
+    [
+      ["processed", 2],
+      ["superseded", 99],
+    ],
+    "the opening and the last push processed, 99 pushes counted as superseded",
+  );
+  await burst.harness.finish();
+  h = undefined;
+});
+
+test("a burst of pushes onto an approved fork plan costs one read and one check run, and needs a new approval of the last head", async () => {
+  h = await startHarness();
+  h.fake.files.set("main:.github/loom.yml", "rename_plans: false\n");
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha, ...fork }));
+  await h.receive(
+    "issue_comment",
+    issueCommentPayload({ number: 1, body: "/loom approve", sender: { login: "alice" } }),
+  );
+  assert.equal((await planState(h)).approvedSha, h.headSha);
+  const dispatched = h.fake.dispatches.length;
+  const checkRuns = h.gh.find("POST", "/repos/acme/widgets/check-runs").length;
+  const reads = h.gh.find("GET", "/repos/acme/widgets/pulls/1/files").length;
+
+  const burst = push(h, 5);
+  await recordPushes(h, burst, fork);
+  await h.engine.drain();
+  const state = await planState(h);
+  assert.equal(state.pr.headSha, burst.at(-1)!.head);
+  assert.equal(state.approvedSha, null, "the approval of the old head does not carry over");
+  assert.equal(h.fake.dispatches.length, dispatched, "nothing new runs unapproved");
+  assert.equal(
+    h.gh.find("POST", "/repos/acme/widgets/check-runs").length - checkRuns,
+    1,
+    "one check run, on the last head, asks for the approval",
+  );
+  assert.equal(h.gh.find("GET", "/repos/acme/widgets/pulls/1/files").length - reads, 1, "read once");
+  await h.finish();
+  h = undefined;
+});
+
+async function finishRun(harness: Harness, stageId: string): Promise<void> {
+  const dispatch = harness.fake.dispatches.find((d) => d.inputs["stage_id"] === stageId);
+  assert.ok(dispatch, `${stageId} was dispatched`);
+  harness.fake.finishRun(dispatch.runId, "success", passingResult(stageId));
+  await harness.receive(
+    "workflow_run",
+    workflowRunPayload("completed", { id: dispatch.runId, displayTitle: `loom ${dispatch.inputs["key"]}` }),
+  );
+}
+
+test("loom's own merges pushed in a burst are each judged: an approved plan stays approved", async () => {
+  h = await startHarness();
+  h.fake.files.set("main:.github/loom.yml", "rename_plans: false\n");
+  // mallory may not write: her plan (on a branch of the repository itself) waits for approval.
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("opened", { number: 1, headSha: h.headSha, author: { login: "mallory" } }),
+  );
+  await h.receive(
+    "issue_comment",
+    issueCommentPayload({ number: 1, body: "/loom approve", sender: { login: "alice" } }),
+  );
+  const heads = [h.headSha];
+  for (const stage of ["a", "b", "c"]) {
+    await finishRun(h, stage);
+    heads.push(h.fake.refs.get("feature/plan") ?? "");
+  }
+  assert.equal(new Set(heads).size, 4, "three merges, three new heads");
+  const merges = heads.slice(1).map((head, n) => ({ before: heads[n] ?? "", head }));
+  for (const { head } of merges) h.fake.files.set(`${head}:${PLAN_PATH}`, DIAMOND_PLAN);
+  await recordPushes(h, merges, { sender: { login: BOT, type: "Bot" } });
+  await h.engine.drain();
+  const state = await planState(h);
+  assert.equal(state.pr.headSha, heads[3]);
+  assert.equal(state.approvedSha, heads[3], "the approval follows loom's own merges");
+  await h.finish();
+  h = undefined;
+});
