@@ -6,7 +6,7 @@ import { after, test } from "node:test";
 import { createSqliteStore } from "../../app/store/sqlite-store.ts";
 import type { SessionReport } from "../../src/orchestrator/session-report.ts";
 import type { PlanState } from "../../src/orchestrator/state.ts";
-import { makeDiamond, makeSession, T0 } from "../status/make-plan-state.ts";
+import { makeDiamond, makeReport, makeSession, T0 } from "../status/make-plan-state.ts";
 import { planKey } from "../store/plan-key-fixture.ts";
 import { runShell } from "./run-loom.ts";
 
@@ -14,21 +14,7 @@ const work = mkdtempSync(join(tmpdir(), "loom-usage-"));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 function report(costUsd: number, turns: number, model?: string): SessionReport {
-  return {
-    usage: {
-      ...(model === undefined ? {} : { model }),
-      turns,
-      inputTokens: 1200,
-      outputTokens: 3400,
-      cacheReadTokens: 50_000,
-      cacheCreationTokens: 8000,
-      costUsd,
-      durationMs: 95_000,
-    },
-    checks: [],
-    deviations: [],
-    learningsAdded: 0,
-  };
+  return makeReport({ cost: costUsd, turns, ...(model === undefined ? {} : { model }) });
 }
 
 const REPO = {

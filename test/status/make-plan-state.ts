@@ -1,6 +1,7 @@
 import { createStageState } from "../../src/orchestrator/apply-plan.ts";
 import { DEFAULT_SETTINGS } from "../../src/orchestrator/events.ts";
 import type { Heartbeat } from "../../src/orchestrator/events.ts";
+import type { SessionReport } from "../../src/orchestrator/session-report.ts";
 import type { PlanState, Session, StageState } from "../../src/orchestrator/state.ts";
 import type { StageStatus } from "../../src/stage/stage-status.ts";
 
@@ -86,4 +87,27 @@ export function makeDiamond(
     { id: "c", dependencies: ["a"], ...statuses.c },
     { id: "d", dependencies: ["b", "c"], ...statuses.d },
   ]);
+}
+
+/** A session report with round numbers: 1.2k in, 3.4k out, 50k cache read, 8k cache write, 95 s. */
+export function makeReport(
+  overrides: Partial<SessionReport> & { cost?: number; turns?: number; model?: string } = {},
+): SessionReport {
+  const { cost = 0.1, turns = 5, model, ...rest } = overrides;
+  return {
+    usage: {
+      ...(model === undefined ? {} : { model }),
+      turns,
+      inputTokens: 1200,
+      outputTokens: 3400,
+      cacheReadTokens: 50_000,
+      cacheCreationTokens: 8000,
+      costUsd: cost,
+      durationMs: 95_000,
+    },
+    checks: [],
+    deviations: [],
+    learningsAdded: 0,
+    ...rest,
+  };
 }

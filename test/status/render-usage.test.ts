@@ -2,34 +2,11 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { StageResult } from "../../src/artifacts/stage-result.ts";
 import { REPORT_MAX_TAIL, toSessionReport } from "../../src/orchestrator/session-report.ts";
-import type { SessionReport } from "../../src/orchestrator/session-report.ts";
 import { renderPlanCheckRun } from "../../src/status/render-plan-check-run.ts";
 import { renderStageCheckRun } from "../../src/status/render-stage-check-run.ts";
 import { renderStatusComment } from "../../src/status/render-status-comment.ts";
 import { formatTokens, formatUsd } from "../../src/status/render-usage.ts";
-import { makeDiamond, makeSession, T0 } from "./make-plan-state.ts";
-
-function report(
-  overrides: Partial<SessionReport> & { cost?: number; turns?: number; model?: string } = {},
-): SessionReport {
-  const { cost = 0.1, turns = 5, model, ...rest } = overrides;
-  return {
-    usage: {
-      ...(model === undefined ? {} : { model }),
-      turns,
-      inputTokens: 1200,
-      outputTokens: 3400,
-      cacheReadTokens: 50_000,
-      cacheCreationTokens: 8000,
-      costUsd: cost,
-      durationMs: 95_000,
-    },
-    checks: [],
-    deviations: [],
-    learningsAdded: 0,
-    ...rest,
-  };
-}
+import { makeDiamond, makeReport as report, makeSession, T0 } from "./make-plan-state.ts";
 
 const crashedThenDone = makeDiamond({
   a: {
