@@ -50,6 +50,11 @@ function toPayload(ctx: EffectContext, view: CheckRunView, stageId: string | nul
   };
 }
 
+/** The payload's output with the view's annotations (sent on create and on the completing update only). */
+function withAnnotations(payload: CheckRunPayload, view: CheckRunView) {
+  return { output: { ...payload.output, annotations: view.annotations } };
+}
+
 /** The payload without its timestamp, to tell whether an update would change anything. */
 function fingerprint(payload: CheckRunPayload): string {
   return JSON.stringify({ ...payload, completed_at: undefined });
@@ -139,7 +144,7 @@ async function writeCheckRun(
         repo: ctx.repo,
         check_run_id: id,
         ...payload,
-        ...(completing ? { output: { ...payload.output, annotations: view.annotations } } : {}),
+        ...(completing ? withAnnotations(payload, view) : {}),
       });
       ctx.cache?.ids.set(cacheKey, id);
       ctx.cache?.written.set(`check:${id}`, fingerprint(payload));
@@ -159,7 +164,7 @@ async function writeCheckRun(
       ...(payload.status === "in_progress" ? { started_at: new Date(ctx.now()).toISOString() } : {}),
       ...payload,
       // Annotations go with the create only: GitHub appends those of every update to the run.
-      ...(view.annotations?.length ? { output: { ...payload.output, annotations: view.annotations } } : {}),
+      ...(view.annotations?.length ? withAnnotations(payload, view) : {}),
     });
     ctx.cache?.ids.set(cacheKey, data.id);
     ctx.cache?.written.set(`check:${data.id}`, fingerprint(payload));

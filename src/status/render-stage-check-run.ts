@@ -9,7 +9,7 @@ import {
 import type { PlanState, StageState } from "../orchestrator/state.ts";
 import { renderStageLearnings } from "./render-stage-learnings.ts";
 import type { CheckAnnotation } from "./plan-annotations.ts";
-import { toCheckAnnotations } from "./plan-annotations.ts";
+import { toFailureAnnotations } from "./failure-annotations.ts";
 import { getStageActions } from "./check-run-actions.ts";
 import type { CheckRunAction } from "./check-run-actions.ts";
 import { getStageCheckState } from "./check-run-state.ts";
@@ -155,7 +155,7 @@ export function renderStageCheckRun(
   );
   const title = fitText(`${stage.name || stage.id}: ${describeStatus(stage)}`, CHECK_TITLE_MAX);
   const checked = stage.sessions.findLast((s) => s.report !== undefined && s.report.checks.length > 0);
-  const annotations = toCheckAnnotations(
+  const annotations = toFailureAnnotations(
     checked?.report?.checks ?? [],
     check.status === "completed" && check.conclusion === "failure",
   );
