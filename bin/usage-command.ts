@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
-import { parseArgs, parseEnv } from "node:util";
+import { parseEnv } from "node:util";
 import { listUsageLines } from "../src/status/list-usage-lines.ts";
 import type { CliCommand } from "./cli-command.ts";
 import { EXIT, UsageError } from "./cli-command.ts";
+import { parseFlags } from "./parse-command-args.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -35,16 +36,11 @@ export const usageCommand: CliCommand = {
     "exit status: 0 printed, 1 the store cannot be read, 2 bad usage",
   ].join("\n"),
   async run(args, io) {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args: [...args],
-        options: { repo: { type: "string" }, pr: { type: "string" }, "env-file": { type: "string" } },
-        strict: true,
-      }));
-    } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : String(error), { cause: error });
-    }
+    const { values } = parseFlags(args, {
+      repo: { type: "string" },
+      pr: { type: "string" },
+      "env-file": { type: "string" },
+    });
     const repoMatch = values.repo === undefined ? null : /^([\w.-]+)\/([\w.-]+)$/.exec(values.repo);
     if (values.repo !== undefined && repoMatch === null)
       throw new UsageError(`--repo must be owner/repo, not "${values.repo}"`);
