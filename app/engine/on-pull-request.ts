@@ -89,6 +89,10 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
   // A file loom renamed (`IN_PROGRESS-PLAN-x.md`, `DONE-PLAN-x.md`) is the plan it knows by its first name.
   const files = identifyPlanFiles(discoverPlanPaths(await listPullFiles(octokit, repo, pull.number)), known);
   const paths = files.map((entry) => entry.path);
+  if (delivery.action === "synchronize" && isOwnHead(known, pull.head.sha, paths)) {
+    await moveToOwnHead(deps, known, delivery);
+    return;
+  }
   await closeRemovedPlans(deps, known, paths);
   if (paths.length === 0) return;
 
@@ -210,6 +214,48 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
     }
     if (!trust.trusted) deps.log.info({ path, reason: trust.reason }, "plan waits for /loom approve");
     await applyEvents(deps, { key: keyOf(repo, pull.number, path), events, repo: settings });
+  }
+}
+
+/**
+ * The push is a commit loom made itself (a stage's merge, the plan file's rename) for every running
+ * plan of the pull request (its SHA is one of their `loomHeads`, from loom's own merge answers).
+ * With no plan file besides the running ones, nothing else is read again: loom's commits change no
+ * plan and no setting (publish refuses sessions' plan and config changes), so the config, the
+ * permission and the plan text would cost 3 or more requests per merge for nothing. A new plan
+ * file takes the full path (and, first seen at loom's head, waits for a person's approval).
+ */
+function isOwnHead(known: PlanRecord[], sha: string, paths: string[]): boolean {
+  const active = known.filter((record) => record.active);
+  return (
+    active.length > 0 &&
+    // A plan file that is not running yet came in with this head: it is read (and waits for a person).
+    paths.every((path) => active.some((record) => record.key.planPath === path)) &&
+    active.every((record) =>
+      (readStoredPlan(record.planKey, record.state).state.loomHeads ?? []).includes(sha),
+    )
+  );
+}
+
+/** Each running plan not yet on loom's own new head moves there (the reducer keeps an approval). */
+async function moveToOwnHead(
+  deps: EngineDeps,
+  known: PlanRecord[],
+  delivery: PullRequestDelivery,
+): Promise<void> {
+  const pull = delivery.pull_request;
+  const headAt = readTime(pull.updated_at);
+  for (const record of known) {
+    if (!record.active) continue;
+    if (readStoredPlan(record.planKey, record.state).state.pr.headSha === pull.head.sha) continue;
+    const event: OrchestratorEvent = {
+      type: "head.moved",
+      at: deps.now(),
+      headSha: pull.head.sha,
+      before: delivery.before ?? null,
+      ...(headAt === undefined ? {} : { pushedAt: headAt }),
+    };
+    await applyEvents(deps, { key: record.key, events: [event] });
   }
 }
 

@@ -117,3 +117,32 @@ test("a push that keeps loom's merges costs one compare and changes nothing", as
   await h.finish();
   h = undefined;
 });
+
+test("the push of loom's own merge reads the file list only (no config, permission or plan text)", async () => {
+  h = await openDiamond();
+  await finishRun(h, "a");
+  const [plan] = await h.store.listPlansForPull("acme", "widgets", 1);
+  const merged = (plan?.state as { state: PlanState }).state.loomHeads?.at(-1) ?? "";
+  assert.notEqual(merged, "", "loom recorded its merge's SHA");
+  const requestsBefore = h.gh.requests.length;
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", {
+      number: 1,
+      headSha: merged,
+      before: h.headSha,
+      sender: { login: "loom[bot]" },
+    }),
+  );
+  const read = h.gh.requests.slice(requestsBefore).map((r) => `${r.method} ${r.path}`);
+  for (const path of ["/contents/", "/collaborators/"])
+    assert.ok(!read.some((r) => r.includes(path)), `loom's own head reads nothing again: ${read.join(", ")}`);
+  const [after] = await h.store.listPlansForPull("acme", "widgets", 1);
+  assert.equal(
+    (after?.state as { state: PlanState }).state.pr.headSha,
+    merged,
+    "the plan moved to loom's head",
+  );
+  await h.finish();
+  h = undefined;
+});
