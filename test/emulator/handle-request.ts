@@ -54,8 +54,15 @@ function tokenOf(authorization: string): string {
   return /^(?:token|bearer)\s+(.+)$/i.exec(authorization)?.[1]?.trim() ?? "";
 }
 
+/**
+ * Who sent a request. One without credentials (a signed blob or artifact URL, as the artifact
+ * clients use) is nobody's: it is not counted as the App's.
+ */
+export const ANONYMOUS = "anonymous";
+
 function loginOf(core: Core, authorization: string | undefined): string {
   const token = tokenOf(authorization ?? "");
+  if (token === "") return ANONYMOUS;
   if (token.split(".").length === 3) return core.json.appSlug; // an app JWT
   return core.state.tokens.get(token) ?? core.botLogin;
 }
