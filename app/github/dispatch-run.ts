@@ -94,8 +94,8 @@ function refused(
 
 /**
  * Starts the stage workflow on the repository's DEFAULT branch (the trusted workflow definition;
- * the stage branch travels in the inputs), once per key: a run whose title carries the key is
- * taken instead of dispatching again. A server that refuses `return_run_details` (400/422) gets
+ * the stage branch travels in the inputs), once per key: on a claim after a failed one, a run whose
+ * title carries the key is taken instead of dispatching again. A server that refuses `return_run_details` (400/422) gets
  * one more dispatch without it, and the run is then found by its title.
  *
  * Returns `run.dispatched` with the run id; nothing when the run could not be found yet (its
@@ -109,8 +109,12 @@ export async function dispatchRun(ctx: EffectContext, effect: DispatchRun): Prom
   const dispatchedAt =
     ctx.state.stages[effect.stageId]?.sessions.find((s) => s.attempt === effect.attempt)?.dispatchedAt ??
     ctx.now();
-  const existing = await findDispatchedRun(ctx, effect.type, effect.key, ref, dispatchedAt);
-  if (existing) return dispatched(ctx, effect, existing.id);
+  // Every dispatch has a key of its own (stage, attempt), so only a claim after a failed one (whose
+  // dispatch may have reached GitHub) can find its run already there: the first does not look.
+  if ((ctx.attempt ?? 2) > 1) {
+    const existing = await findDispatchedRun(ctx, effect.type, effect.key, ref, dispatchedAt);
+    if (existing) return dispatched(ctx, effect, existing.id);
+  }
 
   let posted = await postDispatch(ctx, effect, ref, true);
   if (!posted.ok && (posted.status === 400 || posted.status === 422)) {
