@@ -23,7 +23,11 @@ export type CheckRunPayload = {
 };
 
 export function renderCheckRunView(ctx: EffectContext, stageId: string | null): CheckRunView | null {
-  const options = { now: ctx.now(), runUrl: (id: number) => `${getRepoUrl(ctx)}/actions/runs/${id}` };
+  const options = {
+    now: ctx.now(),
+    runUrl: (id: number) => `${getRepoUrl(ctx)}/actions/runs/${id}`,
+    checkRunUrl: (id: number) => `${getRepoUrl(ctx)}/runs/${id}`,
+  };
   if (stageId === null) return renderPlanCheckRun(ctx.state, options);
   if (!ctx.state.stages[stageId]) return null;
   return renderStageCheckRun(ctx.state, stageId, options);

@@ -2,7 +2,7 @@ import type { Effect } from "../../src/orchestrator/effects.ts";
 import type { OrchestratorEvent } from "../../src/orchestrator/events.ts";
 import { getStatusCommentMarker, renderStatusComment } from "../../src/status/render-status-comment.ts";
 import { redactSecrets } from "../../src/redact/redact-secrets.ts";
-import { countCall, readStatus, toEffectError } from "./effect-context.ts";
+import { countCall, getRepoUrl, readStatus, toEffectError } from "./effect-context.ts";
 import type { EffectContext } from "./effect-context.ts";
 
 type SyncStatusComment = Extract<Effect, { type: "syncStatusComment" }>;
@@ -52,7 +52,9 @@ export async function syncStatusComment(
   ctx: EffectContext,
   effect: SyncStatusComment,
 ): Promise<OrchestratorEvent[]> {
-  const body = redactSecrets(renderStatusComment(ctx.state, { now: ctx.now() }));
+  const body = redactSecrets(
+    renderStatusComment(ctx.state, { now: ctx.now(), checkRunUrl: (id) => `${getRepoUrl(ctx)}/runs/${id}` }),
+  );
   const cacheKey = `comment:${ctx.owner}/${ctx.repo}#${ctx.state.pr.number}:${ctx.state.plan.path}`;
   let id = ctx.cache?.ids.get(cacheKey) ?? (await findStatusComment(ctx, effect.type));
   if (id !== null) {

@@ -1,3 +1,4 @@
+import { getStageCheckState, isStuck } from "../status/check-run-state.ts";
 import type { Effect } from "./effects.ts";
 import type { PlanState, StageState } from "./state.ts";
 import { getKeyPrefix } from "./step-context.ts";
@@ -41,11 +42,23 @@ function awaitsApproval(state: PlanState | null): boolean {
 }
 
 /**
+ * Whether a stage's check run follows the pull request's head: while it runs and while it needs a
+ * person, so the pull request's checks list shows it. A stage waiting its turn or finished keeps
+ * its check run where it is (reachable from the plan's check run and the status comment) until it
+ * changes: re-creating every stage on every merge made check-run writes grow with stages × merges.
+ */
+function followsHead(stage: StageState | undefined): boolean {
+  return stage !== undefined && (getStageCheckState(stage).status === "in_progress" || isStuck(stage));
+}
+
+/**
  * `syncCheckRun` for every stage whose check run would show something new (heartbeats included),
- * then one for the plan and `syncStatusComment` when the overview (statuses) changed. When the head moved, every check run
- * is re-created on the new head. While the plan waits for approval only the plan's own check run
- * is written (an unapproved head costs one check run, not one per stage: opening pull requests is
- * free for anyone); the approval then writes every stage's.
+ * then one for the plan and `syncStatusComment` when the overview (statuses) changed. When the head
+ * moved, the plan's check run and those of stages that follow the head (`followsHead`) are
+ * re-created on the new head. When the pull request closes, every stage's is written (unfinished
+ * ones end cancelled). While the plan waits for approval only the plan's own check run is written
+ * (an unapproved head costs one check run, not one per stage: opening pull requests is free for
+ * anyone); the approval then writes every stage's.
  */
 export function computeSyncEffects(before: PlanState | null, after: PlanState, headMoved: boolean): Effect[] {
   const prefix = getKeyPrefix(after);
@@ -53,11 +66,13 @@ export function computeSyncEffects(before: PlanState | null, after: PlanState, h
   const ids = [...after.order, ...(before?.order.filter((id) => !after.stages[id]) ?? [])];
   const waiting = awaitsApproval(after);
   const approved = !waiting && awaitsApproval(before);
+  const closing = after.closed && before?.closed === false;
   for (const id of ids) {
     if (waiting) break;
     if (
-      !headMoved &&
+      !(headMoved && followsHead(after.stages[id])) &&
       !approved &&
+      !closing &&
       describeCheckRun(before?.stages[id]) === describeCheckRun(after.stages[id])
     )
       continue;

@@ -10,6 +10,8 @@ export type RenderOptions = {
   now?: number;
   /** Link to an Actions run, e.g. `https://github.com/o/r/actions/runs/<id>`. */
   runUrl?: (runId: number) => string;
+  /** Link to a check run's page, e.g. `https://github.com/o/r/runs/<id>`: stages link to theirs. */
+  checkRunUrl?: (checkRunId: number) => string;
 };
 
 /** A short icon per status, so a table reads at a glance. */

@@ -94,7 +94,7 @@ export function renderPlanCheckRun(state: PlanState, options: RenderOptions = {}
   ];
   const summary = pickFitting(
     (["full", "short", "bare"] as const).map(
-      (detail) => () => [...head, renderStageTable(state, detail, now)].join("\n"),
+      (detail) => () => [...head, renderStageTable(state, detail, now, options.checkRunUrl)].join("\n"),
     ),
     CHECK_OUTPUT_MAX,
   );

@@ -58,10 +58,15 @@ export function renderPlanSpend(state: PlanState): string[] {
 }
 
 /**
- * The stage table: stage, status, attempt, elapsed, last heartbeat, notes. `short` keeps one short
- * note, `bare` drops heartbeat and notes.
+ * The stage table: stage (linked to its check run when `checkRunUrl` is given), status, attempt,
+ * elapsed, last heartbeat, notes. `short` keeps one short note, `bare` drops heartbeat and notes.
  */
-export function renderStageTable(state: PlanState, detail: TableDetail, now: number): string {
+export function renderStageTable(
+  state: PlanState,
+  detail: TableDetail,
+  now: number,
+  checkRunUrl?: (checkRunId: number) => string,
+): string {
   const bare = detail === "bare";
   const head = bare
     ? ["| Stage | Status | Attempt | Elapsed | Cost |", "|---|---|---|---|---|"]
@@ -70,8 +75,11 @@ export function renderStageTable(state: PlanState, detail: TableDetail, now: num
         "|---|---|---|---|---|---|---|",
       ];
   const rows = listStages(state).map((stage) => {
+    // The stage's check run page: the checks list shows only stages running or needing a person.
+    const checkRun = state.checkRuns?.[stage.id];
+    const name = `\`${escapeCell(stage.id, 128)}\``;
     const cells = [
-      `\`${escapeCell(stage.id, 128)}\`${stage.removed ? " (removed)" : ""}`,
+      `${checkRun && checkRunUrl ? `[${name}](${checkRunUrl(checkRun.id)})` : name}${stage.removed ? " (removed)" : ""}`,
       `${getStatusIcon(stage)} ${describeStatus(stage)}`,
       formatAttempt(stage),
       formatElapsed(stage, now),

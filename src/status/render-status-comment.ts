@@ -26,7 +26,13 @@ function renderGraph(state: PlanState, mermaid: string | null): string[] {
   ];
 }
 
-function render(state: PlanState, detail: TableDetail, graph: string[] | null, now: number): string {
+function render(
+  state: PlanState,
+  detail: TableDetail,
+  graph: string[] | null,
+  now: number,
+  checkRunUrl?: (checkRunId: number) => string,
+): string {
   const parts = [
     getStatusCommentMarker(state.plan.path),
     `### loom: ${escapeCell(state.plan.name || state.plan.id, 200)}`,
@@ -39,7 +45,7 @@ function render(state: PlanState, detail: TableDetail, graph: string[] | null, n
   ];
   if (graph) parts.push(...graph);
   else parts.push("_The graph is left out to fit GitHub's comment size limit._", "");
-  parts.push(renderStageTable(state, detail, now), "");
+  parts.push(renderStageTable(state, detail, now, checkRunUrl), "");
   parts.push(
     "<sub>Commands: `/loom retry|skip|block|unblock|cancel <stage>`, `/loom status`, `/loom help`.</sub>",
   );
@@ -56,11 +62,11 @@ export function renderStatusComment(state: PlanState, options: RenderOptions = {
   const graph = renderGraph(state, renderPlanMermaid(state));
   return pickFitting(
     [
-      () => render(state, "full", graph, now),
-      () => render(state, "short", graph, now),
-      () => render(state, "bare", graph, now),
-      () => render(state, "short", null, now),
-      () => render(state, "bare", null, now),
+      () => render(state, "full", graph, now, options.checkRunUrl),
+      () => render(state, "short", graph, now, options.checkRunUrl),
+      () => render(state, "bare", graph, now, options.checkRunUrl),
+      () => render(state, "short", null, now, options.checkRunUrl),
+      () => render(state, "bare", null, now, options.checkRunUrl),
     ],
     COMMENT_MAX,
   );

@@ -93,7 +93,7 @@ test("a merge conflict puts the stage in merge-conflict and dispatches a merge s
   h = undefined;
 });
 
-test("after loom's own merge moves the head, check runs follow to the new head and nothing runs twice", async () => {
+test("after loom's own merge moves the head, running stages' check runs follow it, waiting and finished ones stay, and nothing runs twice", async () => {
   h = await openDiamond();
   // The head the plan started on: loom's IN_PROGRESS- rename of the plan file.
   const startHead = h.fake.refs.get("feature/plan") ?? "";
@@ -119,7 +119,8 @@ test("after loom's own merge moves the head, check runs follow to the new head a
     .filter((r) => r["head_sha"] === newHead)
     .map((r) => r["name"])
     .sort();
-  assert.deepEqual(onNewHead, ["loom: PLAN-diamond", "loom: a", "loom: b", "loom: c", "loom: d"]);
+  // b and c started on the merge: they and the plan are on the new head, in the checks list.
+  assert.deepEqual(onNewHead, ["loom: PLAN-diamond", "loom: b", "loom: c"]);
   const onOldHead = h.fake.checkRuns
     .filter((r) => r["head_sha"] === startHead)
     .map((r) => [r["name"], r["status"], r["conclusion"]])
@@ -130,11 +131,16 @@ test("after loom's own merge moves the head, check runs follow to the new head a
       ["loom: a", "completed", "success"],
       ["loom: b", "completed", "neutral"],
       ["loom: c", "completed", "neutral"],
-      ["loom: d", "completed", "neutral"],
+      ["loom: d", "queued", undefined],
       ["loom: PLAN-diamond", "completed", "neutral"],
     ],
-    "nothing spins forever on the old head; the merged stage keeps its success",
+    "the merged stage keeps its success; d waits where it was created (it moves when it starts); nothing in progress is left behind",
   );
+  // The plan's check run links every stage's check run page, wherever it is.
+  const plan = h.fake.checkRuns.find((r) => r["name"] === "loom: PLAN-diamond" && r["head_sha"] === newHead);
+  const summary = String((plan?.["output"] as { summary?: string } | undefined)?.summary ?? "");
+  const d = h.fake.checkRuns.find((r) => r["name"] === "loom: d");
+  assert.match(summary, new RegExp(`\\[\`d\`\\]\\(https://github\\.com/[^)]+/runs/${String(d?.["id"])}\\)`));
   await h.finish();
   h = undefined;
 });

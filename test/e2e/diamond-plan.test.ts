@@ -55,7 +55,16 @@ describe(
       await e2e?.close();
     });
 
-    it("ends green: every loom check run on the pull request's head is a success", async () => {
+    it("ends green: the plan's check run on the head and every stage's (where it finished) are a success", async () => {
+      // The head's checks list: the plan's run, and d's (it finished on the last merge's head);
+      // a, b and c finished earlier and keep theirs where they finished: not re-created per merge.
+      assert.deepEqual(
+        (await e2e.headCheckRuns(pull)).map((r) => [r.name, r.conclusion]),
+        [
+          ["loom: d", "success"],
+          ["loom: PLAN-diamond", "success"],
+        ],
+      );
       const runs = await e2e.checkRuns(pull);
       assert.deepEqual(
         runs.map((r) => [r.name, r.status, r.conclusion]),
@@ -123,13 +132,16 @@ describe(
       }
     });
 
-    it("shows the whole plan done in the sticky status comment", () => {
+    it("shows the whole plan done in the sticky status comment, each stage linked to its check run", async () => {
       const comment = e2e.statusComment(pull);
       assert.ok(comment, "loom posted a status comment");
       assert.match(comment.body, /\*\*4\/4 merged\*\*/);
+      const runs = await e2e.checkRuns(pull);
       for (const stage of ["a", "b", "c", "d"]) {
-        const row = comment.body.split("\n").find((line) => line.startsWith(`| \`${stage}\` |`));
-        assert.match(row ?? "", /✅ completed, merged/, `the row of ${stage}`);
+        const id = runs.find((r) => r.name === `loom: ${stage}`)?.id;
+        const link = new RegExp(`^\\| \\[\`${stage}\`\\]\\(\\S+/acme/widgets/runs/${id}\\) \\|`);
+        const row = comment.body.split("\n").find((line) => link.test(line));
+        assert.match(row ?? "", /✅ completed, merged/, `the row of ${stage}:\n${comment.body}`);
       }
       assert.match(comment.body, /class s0,s1,s2,s3 merged/, "the graph colours every stage merged");
     });

@@ -100,12 +100,17 @@ export type E2E = {
     check: () => T | undefined | false | Promise<T | undefined | false>,
     timeoutMs?: number,
   ): Promise<T>;
-  /** loom's check runs on the pull request's current head, newest per name. */
+  /**
+   * loom's check runs of the pull request as people reach them, newest per name over the commits
+   * of its branch: the plan's on the current head, each stage's where it was last written (on the
+   * head while it runs or needs a person; a waiting or finished stage's stays where it was).
+   */
   checkRuns(pull: PullRecord): Promise<CheckRunRecord[]>;
+  /** loom's check runs on the pull request's current head (its checks list), newest per name. */
+  headCheckRuns(pull: PullRecord): Promise<CheckRunRecord[]>;
   /**
    * Waits for the plan's check run (`loom: <planId>`) to complete, then, best effort, for every
-   * stage's run on the final head to complete and the status comment to show all `stages` merged
-   * (loom re-creates its runs on the head its last merge made).
+   * stage's newest run to complete and the status comment to show all `stages` merged.
    */
   waitForPlanEnd(pull: PullRecord, planId: string, stages: number, timeoutMs?: number): Promise<void>;
   statusComment(pull: PullRecord): CommentRecord | undefined;
@@ -254,6 +259,16 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
       await Promise.race([emulator.settle(), sleep(15_000, undefined, { ref: false })]);
     });
 
+    /** loom's check runs on `commits`, newest per name. */
+    const newestLoomRuns = (commits: ReadonlySet<string>): CheckRunRecord[] => {
+      const newest = new Map<string, CheckRunRecord>();
+      for (const run of emulator.state.checkRuns) {
+        if (!commits.has(run.headSha) || run.app !== BOT || !run.name.startsWith("loom")) continue;
+        const known = newest.get(run.name);
+        if (!known || known.id < run.id) newest.set(run.name, run);
+      }
+      return [...newest.values()].sort((a, b) => a.name.localeCompare(b.name));
+    };
     const e2e: E2E = {
       emulator,
       get app(): LoomAppServer {
@@ -285,17 +300,13 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
       },
       async checkRuns(pull) {
         // A fork's branch is in the fork: the pull request record follows its head.
-        const head =
-          pull.headRepo === emulator.repo().fullName
-            ? ((await emulator.repo().git.readBranch(pull.headRef)) ?? pull.headSha)
-            : pull.headSha;
-        const newest = new Map<string, CheckRunRecord>();
-        for (const run of emulator.state.checkRuns) {
-          if (run.headSha !== head || run.app !== BOT || !run.name.startsWith("loom")) continue;
-          const known = newest.get(run.name);
-          if (!known || known.id < run.id) newest.set(run.name, run);
-        }
-        return [...newest.values()].sort((a, b) => a.name.localeCompare(b.name));
+        const repo = emulator.repo(pull.headRepo);
+        const head = (await repo.git.readBranch(pull.headRef)) ?? pull.headSha;
+        return newestLoomRuns(new Set(await repo.git.listCommits(null, head, 1_000)));
+      },
+      async headCheckRuns(pull) {
+        const head = (await emulator.repo(pull.headRepo).git.readBranch(pull.headRef)) ?? pull.headSha;
+        return newestLoomRuns(new Set([head]));
       },
       async waitForPlanEnd(pull, planId, stages, timeoutMs = 120_000) {
         await e2e.waitFor(
@@ -313,7 +324,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
         const merged = new RegExp(`\\*\\*${stages}/${stages} merged\\*\\*`);
         await e2e
           .waitFor(
-            "every check run on the final head and the final status comment",
+            "every stage's check run and the final status comment",
             async () =>
               (await e2e.checkRuns(pull)).filter((r) => r.status === "completed").length === stages + 1 &&
               merged.test(e2e.statusComment(pull)?.body ?? ""),
