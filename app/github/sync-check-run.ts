@@ -71,7 +71,7 @@ function isCompleted(written: string): boolean {
 type Recorded = { headSha: string; id: number };
 
 /**
- * The id of this check's run on the current head and whether it is completed, as far as known
+ * The id of this check's run on `target` and whether it is completed, as far as known
  * without asking GitHub: from the cache, or from the state's record. `looked: false` means GitHub
  * must be asked.
  */
@@ -79,9 +79,9 @@ function recall(
   ctx: EffectContext,
   cacheKey: string,
   recorded: Recorded | null,
+  target: string,
 ): { looked: true; id: number | null; completed: boolean } | { looked: false } {
-  const id =
-    ctx.cache?.ids.get(cacheKey) ?? (recorded?.headSha === ctx.state.pr.headSha ? recorded.id : null);
+  const id = ctx.cache?.ids.get(cacheKey) ?? (recorded?.headSha === target ? recorded.id : null);
   if (id !== null) {
     const written = ctx.cache?.written.get(`check:${id}`);
     return written === undefined ? { looked: false } : { looked: true, id, completed: isCompleted(written) };
@@ -95,50 +95,76 @@ function recall(
 }
 
 /**
- * Creates or updates the check run of a stage (`loom: <stage-id>`) or of the plan (`loom: <plan-id>`)
- * on the pull request's current head SHA. Finds it in the cache, in the state's record of the runs
- * loom created, or by asking GitHub (name and `external_id`); skips a write that would change
- * nothing; a check run that went from completed back to work (a retry) is created anew, so GitHub
- * shows the newest state and its buttons. A run created on a new head is recorded in the state
- * (`checkRun.created`), and the run it replaces on the old head is completed as superseded.
+ * Whether the run belongs on the pull request's head, in its checks list: the plan's always; a
+ * stage's while it runs or needs a person. A stage waiting its turn or finished is written where
+ * its run already is (see `computeSyncEffects`).
+ */
+function followsHead(stageId: string | null, view: CheckRunView): boolean {
+  if (stageId === null || view.status === "in_progress") return true;
+  return (
+    view.status === "completed" &&
+    !["success", "skipped", "neutral", "cancelled"].includes(view.conclusion ?? "")
+  );
+}
+
+/**
+ * Creates or updates the check run of a stage (`loom: <stage-id>`) or of the plan (`loom: <plan-id>`):
+ * on the pull request's current head while it follows the head (`followsHead`), otherwise in place
+ * on the head of the run loom recorded (a stage that finishes after the head moved is completed
+ * where it ran: one write, not a new run plus a superseded one). Finds the run in the cache, in the
+ * state's record of the runs loom created, or by asking GitHub (name and `external_id`); skips a
+ * write that would change nothing; a check run that went from completed back to work (a retry) is
+ * created anew on the head, so GitHub shows the newest state and its buttons. A run created on a
+ * new head is recorded in the state (`checkRun.created`), and the run it replaces on the old head
+ * is completed as superseded.
  */
 export async function syncCheckRun(ctx: EffectContext, effect: SyncCheckRun): Promise<OrchestratorEvent[]> {
   const view = renderCheckRunView(ctx, effect.stageId);
   if (!view) return [];
-  const headSha = ctx.state.pr.headSha;
   const payload = toPayload(ctx, view, effect.stageId);
   const recorded = ctx.state.checkRuns?.[getCheckSlot(effect.stageId)] ?? null;
-  const id = await writeCheckRun(ctx, effect, view, payload, recorded);
-  if (recorded !== null && recorded.headSha !== headSha && recorded.id !== id) {
+  const target =
+    recorded !== null && !followsHead(effect.stageId, view) ? recorded.headSha : ctx.state.pr.headSha;
+  const written = await writeCheckRun(ctx, effect, view, payload, recorded, target);
+  if (recorded !== null && recorded.headSha !== written.headSha && recorded.id !== written.id) {
     await completeSuperseded(ctx, effect.type, recorded, view.name);
   }
-  if (recorded?.id === id && recorded.headSha === headSha) return [];
-  return [{ type: "checkRun.created", at: ctx.now(), stageId: effect.stageId, headSha, checkRunId: id }];
+  if (recorded?.id === written.id && recorded.headSha === written.headSha) return [];
+  return [
+    {
+      type: "checkRun.created",
+      at: ctx.now(),
+      stageId: effect.stageId,
+      headSha: written.headSha,
+      checkRunId: written.id,
+    },
+  ];
 }
 
+/** Writes the run on `target` (updating the one there, or creating one); a reopened run is created on the head. */
 async function writeCheckRun(
   ctx: EffectContext,
   effect: SyncCheckRun,
   view: CheckRunView,
   payload: CheckRunPayload,
   recorded: Recorded | null,
-): Promise<number> {
-  const headSha = ctx.state.pr.headSha;
-  const cacheKey = getCheckRunCacheKey(ctx, headSha, payload.external_id);
-  const known = recall(ctx, cacheKey, recorded);
+  target: string,
+): Promise<Recorded> {
+  const cacheKey = getCheckRunCacheKey(ctx, target, payload.external_id);
+  const known = recall(ctx, cacheKey, recorded, target);
   let id: number | null;
   let wasCompleted: boolean;
   if (known.looked) {
     id = known.id;
     wasCompleted = known.completed;
   } else {
-    const found = await findCheckRun(ctx, effect.type, headSha, view.name, payload.external_id);
+    const found = await findCheckRun(ctx, effect.type, target, view.name, payload.external_id);
     id = found?.id ?? null;
     wasCompleted = found?.status === "completed";
   }
   const reopened = wasCompleted && view.status !== "completed";
   if (id !== null && !reopened) {
-    if (ctx.cache?.written.get(`check:${id}`) === fingerprint(payload)) return id;
+    if (ctx.cache?.written.get(`check:${id}`) === fingerprint(payload)) return { id, headSha: target };
     // The update that completes the run carries its annotations (once: GitHub appends them).
     const completing = !wasCompleted && view.status === "completed" && (view.annotations?.length ?? 0) > 0;
     countCall(ctx.calls, effect.type);
@@ -152,12 +178,13 @@ async function writeCheckRun(
       });
       ctx.cache?.ids.set(cacheKey, id);
       ctx.cache?.written.set(`check:${id}`, fingerprint(payload));
-      return id;
+      return { id, headSha: target };
     } catch (error) {
       if (readStatus(error) !== 404) throw toEffectError(`updating check run ${view.name}`, error);
       ctx.cache?.ids.delete(cacheKey);
     }
   }
+  const headSha = ctx.state.pr.headSha;
   countCall(ctx.calls, effect.type);
   try {
     const { data } = await ctx.octokit.rest.checks.create({
@@ -170,9 +197,9 @@ async function writeCheckRun(
       // Annotations go with the create only: GitHub appends those of every update to the run.
       ...(view.annotations?.length ? withAnnotations(payload, view) : {}),
     });
-    ctx.cache?.ids.set(cacheKey, data.id);
+    ctx.cache?.ids.set(getCheckRunCacheKey(ctx, headSha, payload.external_id), data.id);
     ctx.cache?.written.set(`check:${data.id}`, fingerprint(payload));
-    return data.id;
+    return { id: data.id, headSha };
   } catch (error) {
     throw toEffectError(`creating check run ${view.name}`, error);
   }

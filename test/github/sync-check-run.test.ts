@@ -203,16 +203,22 @@ test("a check run created on a new head is recorded, found without a look-up, an
   gh.done();
 });
 
-test("a run the old head finished keeps its conclusion; the process's cache spares the look-up", async () => {
+test("a stage that finished is written in place on the head its run is on: no new run on the head, nothing superseded", async () => {
   gh = mockGitHub();
-  gh.api.post("/repos/octo/repo/check-runs").reply(201, { id: 91 });
+  gh.api.patch("/repos/octo/repo/check-runs/90").reply(200, { id: 90 });
   const cache = createGitHubCache();
-  cache.written.set("check:90", JSON.stringify({ status: "completed", conclusion: "success" }));
+  cache.written.set("check:90", JSON.stringify({ status: "in_progress" }));
   const merged = makeDiamond({
     a: { status: "completed", merged: true, attempt: 1, sessions: [makeSession({ status: "completed" })] },
   });
-  await executeEffect(makeContext({ ...merged, checkRuns: recordedOn(OLD_SHA, 90) }, { cache }), sync("a"));
-  assert.equal(gh.requests.length, 1, "only the create");
+  const events = await executeEffect(
+    makeContext({ ...merged, checkRuns: recordedOn(OLD_SHA, 90) }, { cache }),
+    sync("a"),
+  );
+  assert.equal(gh.requests.length, 1, "only the update of the recorded run");
+  const body = gh.requests[0]?.body as { status?: string; conclusion?: string };
+  assert.deepEqual([body.status, body.conclusion], ["completed", "success"]);
+  assert.deepEqual(events, [], "the record stays: the run is where it was");
   gh.done();
 });
 
