@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import type { StageResult } from "../../src/artifacts/stage-result.ts";
-import { pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
-import { startHarness } from "./loom-harness.ts";
+import { pullRequestPayload } from "../support/webhook-payloads.ts";
+import { completeRun, startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 import { passingResult } from "./stage-results.ts";
 
@@ -15,16 +15,7 @@ afterEach(async () => {
 async function finishStage(harness: Harness, stageId: string, result: StageResult): Promise<void> {
   const dispatch = harness.fake.dispatches.find((d) => d.inputs["stage_id"] === stageId);
   assert.ok(dispatch, `stage ${stageId} was dispatched`);
-  harness.fake.finishRun(dispatch.runId, "success", result);
-  const title = `loom ${dispatch.inputs["key"]}`;
-  await harness.receive(
-    "workflow_run",
-    workflowRunPayload("in_progress", { id: dispatch.runId, displayTitle: title }),
-  );
-  await harness.receive(
-    "workflow_run",
-    workflowRunPayload("completed", { id: dispatch.runId, displayTitle: title }),
-  );
+  await completeRun(harness, dispatch, result);
 }
 
 const added = {

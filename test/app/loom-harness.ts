@@ -9,9 +9,10 @@ import type { Engine } from "../../app/engine/create-engine.ts";
 import type { LoomMetrics } from "../../app/metrics/create-metrics.ts";
 import { openStore } from "../../app/store/open-store.ts";
 import type { Store } from "../../app/store/store.ts";
+import type { StageResult } from "../../src/artifacts/stage-result.ts";
 import { mockGitHub } from "../support/github-mock.ts";
 import type { GitHubMock } from "../support/github-mock.ts";
-import { delivery } from "../support/webhook-payloads.ts";
+import { delivery, workflowRunPayload } from "../support/webhook-payloads.ts";
 import { createFakeGitHub, nextSha } from "./fake-github.ts";
 import type { FakeGitHub } from "./fake-github.ts";
 
@@ -168,4 +169,25 @@ export async function loadInstance(
   );
   if (engine === undefined) throw new Error("the app did not create its engine");
   return { probot, engine };
+}
+
+/**
+ * The run of `dispatch` ends green with `result` (its `loom-result`), told as GitHub tells it: the
+ * run's `in_progress` and `completed` webhooks, each processed before this returns.
+ */
+export async function completeRun(
+  harness: Harness,
+  dispatch: FakeGitHub["dispatches"][number],
+  result: StageResult,
+): Promise<void> {
+  harness.fake.finishRun(dispatch.runId, "success", result);
+  const title = `loom ${dispatch.inputs["key"]}`;
+  await harness.receive(
+    "workflow_run",
+    workflowRunPayload("in_progress", { id: dispatch.runId, displayTitle: title }),
+  );
+  await harness.receive(
+    "workflow_run",
+    workflowRunPayload("completed", { id: dispatch.runId, displayTitle: title }),
+  );
 }

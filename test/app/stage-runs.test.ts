@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import { pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
-import { startHarness } from "./loom-harness.ts";
+import { completeRun, startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 import { passingResult } from "./stage-results.ts";
 
@@ -31,16 +31,7 @@ async function finishRun(harness: Harness, stageId: string, attempt = 1) {
       : dispatch.inputs["kind"] === "recovery"
         ? "recovery"
         : "stage";
-  harness.fake.finishRun(dispatch.runId, "success", passingResult(stageId, attempt, kind));
-  const title = `loom ${dispatch.inputs["key"]}`;
-  await harness.receive(
-    "workflow_run",
-    workflowRunPayload("in_progress", { id: dispatch.runId, displayTitle: title }),
-  );
-  await harness.receive(
-    "workflow_run",
-    workflowRunPayload("completed", { id: dispatch.runId, displayTitle: title }),
-  );
+  await completeRun(harness, dispatch, passingResult(stageId, attempt, kind));
 }
 
 test("a passing root stage is merged into the pull request branch, then its dependents are dispatched", async () => {

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import { pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
-import { BOT, DIAMOND_PLAN, PLAN_PATH, startHarness, type Harness } from "../app/loom-harness.ts";
+import { pullRequestPayload } from "../support/webhook-payloads.ts";
+import {
+  BOT,
+  completeRun,
+  DIAMOND_PLAN,
+  PLAN_PATH,
+  startHarness,
+  type Harness,
+} from "../app/loom-harness.ts";
 import { passingResult } from "../app/stage-results.ts";
 
 /**
@@ -31,16 +38,7 @@ async function mergeStageA(): Promise<{ harness: Harness; loomHead: string }> {
   assert.ok(dispatch, "stage a was dispatched");
   // The stage branch holds the commit the checks ran on (loom merges only that commit).
   harness.fake.refs.set("loom/pr-1/PLAN-diamond/a", passingResult("a").head_sha);
-  harness.fake.finishRun(dispatch.runId, "success", passingResult("a"));
-  const title = `loom ${dispatch.inputs["key"]}`;
-  await harness.receive(
-    "workflow_run",
-    workflowRunPayload("in_progress", { id: dispatch.runId, displayTitle: title }),
-  );
-  await harness.receive(
-    "workflow_run",
-    workflowRunPayload("completed", { id: dispatch.runId, displayTitle: title }),
-  );
+  await completeRun(harness, dispatch, passingResult("a"));
   assert.equal(harness.fake.merges.length, 1, "loom merged stage a");
   const loomHead = harness.fake.refs.get("feature/plan");
   assert.ok(loomHead !== undefined && loomHead !== harness.headSha);
