@@ -1,6 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
-import { createServer as createTcpServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -9,6 +8,7 @@ import { sign } from "@octokit/webhooks-methods";
 import { openStore } from "../app/store/open-store.ts";
 import { createAppProcess, type AppProcess } from "../test/e2e/app-process.ts";
 import { pullRequestPayload } from "../test/support/webhook-payloads.ts";
+import { freePort } from "../test/support/free-port.ts";
 
 const SECRET = "bench-unreachable";
 const WORKER = "bench-unreachable";
@@ -31,7 +31,7 @@ export async function benchUnreachable(): Promise<void> {
   const silent = await startSilentGitHub();
   try {
     for (const [name, url] of [
-      ["refuses connections", await findClosedPort()],
+      ["refuses connections", `http://127.0.0.1:${await freePort()}`],
       ["never answers", silent.url],
     ] as const) {
       console.log(await measure(name, url, silent));
@@ -144,12 +144,4 @@ async function startSilentGitHub(): Promise<SilentGitHub> {
       server.close();
     },
   };
-}
-
-async function findClosedPort(): Promise<string> {
-  const server = createTcpServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
 }

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { createServer as createTcpServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
@@ -15,6 +14,7 @@ import { openStore } from "../../app/store/open-store.ts";
 import type { Store } from "../../app/store/store.ts";
 import { createPrivateKey } from "../support/create-private-key.ts";
 import { pullRequestPayload } from "../support/webhook-payloads.ts";
+import { freePort } from "../support/free-port.ts";
 
 /*
  * Issue 13: with GitHub unreachable, a delivery holds the worker for one bounded attempt, then
@@ -57,15 +57,6 @@ async function startSilentGitHub() {
     firstRequest: () =>
       new Promise<void>((resolve) => (requests.length > 0 ? resolve() : waiting.push(resolve))),
   };
-}
-
-/** A loopback port nothing listens on: connections are refused. */
-async function findClosedPort(): Promise<string> {
-  const server = createTcpServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
 }
 
 async function startLoom(baseUrl: string, timeoutMs: number) {
@@ -144,7 +135,7 @@ describe(
     });
 
     it("GitHub refuses connections: the delivery is parked with the reason and the next one is processed", async () => {
-      const loom = await startLoom(await findClosedPort(), 60_000);
+      const loom = await startLoom(`http://127.0.0.1:${await freePort()}`, 60_000);
       await recordTwo(loom);
       await loom.engine.drain();
 
