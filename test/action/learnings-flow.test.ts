@@ -1,4 +1,4 @@
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -91,14 +91,23 @@ async function runStageJob(
   return result;
 }
 
-test("a learning recorded by one stage is published, merged with the stage, and injected into the next stage's prompt", async (t) => {
-  const root = await mkdtemp(path.join(tmpdir(), "loom-learnings-flow-"));
+/** A bare origin on main and a clone of it (`seed`) with `doc/plans/`, removed after the test. */
+async function makeOrigin(
+  t: TestContext,
+  prefix: string,
+): Promise<{ root: string; origin: string; seed: string }> {
+  const root = await mkdtemp(path.join(tmpdir(), prefix));
   t.after(() => rm(root, { recursive: true, force: true }));
   const origin = path.join(root, "origin.git");
   const seed = path.join(root, "seed");
   git(root, "init", "-q", "--bare", "-b", "main", origin);
   git(root, "clone", "-q", origin, seed);
   await mkdir(path.join(seed, "doc/plans"), { recursive: true });
+  return { root, origin, seed };
+}
+
+test("a learning recorded by one stage is published, merged with the stage, and injected into the next stage's prompt", async (t) => {
+  const { root, origin, seed } = await makeOrigin(t, "loom-learnings-flow-");
   await writeFile(path.join(seed, PLAN_PATH), planText(STAGES));
   git(seed, "add", ".");
   git(seed, "commit", "-q", "-m", "plan");
@@ -164,13 +173,7 @@ const failing = RecordedLearning.parse({
 });
 
 test("a learning given to stages that failed three times in a row is moved to learnings/retired/ with the reason, and later prompts no longer get it", async (t) => {
-  const root = await mkdtemp(path.join(tmpdir(), "loom-learnings-retire-"));
-  t.after(() => rm(root, { recursive: true, force: true }));
-  const origin = path.join(root, "origin.git");
-  const seed = path.join(root, "seed");
-  git(root, "init", "-q", "--bare", "-b", "main", origin);
-  git(root, "clone", "-q", origin, seed);
-  await mkdir(path.join(seed, "doc/plans"), { recursive: true });
+  const { root, origin, seed } = await makeOrigin(t, "loom-learnings-retire-");
   await mkdir(path.join(seed, "doc/loom/knowledge/learnings/uses"), { recursive: true });
   await writeFile(
     path.join(seed, PLAN_PATH),

@@ -55,6 +55,17 @@ function setUp(extraPlan = ""): PublishFixture {
   return fixture;
 }
 
+/** Stage branches `a` and `b` at `tips`, merged one after the other into a clone of main (as loom merges them). */
+function mergeStages(f: PublishFixture, tips: string[]): string {
+  const pr = join(f.root, "pr");
+  git(f.root, "clone", "-q", "--branch", "main", f.origin, pr);
+  git(f.workspace, "push", "-q", "origin", `${tips[0]}:refs/heads/a`, `${tips[1]}:refs/heads/b`);
+  git(pr, "fetch", "-q", "origin", "a", "b");
+  git(pr, "merge", "-q", "--no-ff", "-m", "merge a", "origin/a");
+  git(pr, "merge", "-q", "--no-ff", "-m", "merge b", "origin/b");
+  return pr;
+}
+
 async function publish(f: PublishFixture): Promise<PublishResult> {
   return runPublish({ workspace: f.workspace, tempDir: f.tempDir, inputs, knownSecrets: [], deps: f.deps });
 }
@@ -215,12 +226,7 @@ describe("learnings of parallel stages", () => {
       assert.ok(commit.sha !== null);
       tips.push(commit.sha);
     }
-    const pr = join(f.root, "pr");
-    git(f.root, "clone", "-q", "--branch", "main", f.origin, pr);
-    git(f.workspace, "push", "-q", "origin", `${tips[0]}:refs/heads/a`, `${tips[1]}:refs/heads/b`);
-    git(pr, "fetch", "-q", "origin", "a", "b");
-    git(pr, "merge", "-q", "--no-ff", "-m", "merge a", "origin/a");
-    git(pr, "merge", "-q", "--no-ff", "-m", "merge b", "origin/b");
+    const pr = mergeStages(f, tips);
     assert.equal(git(pr, "ls-files", "doc/loom/knowledge/learnings/").split("\n").length, 3);
 
     // The alternative: both stages append a block to learnings.md.
@@ -265,12 +271,7 @@ describe("learnings of parallel stages", () => {
       );
       tips.push(commit.sha);
     }
-    const pr = join(f.root, "pr");
-    git(f.root, "clone", "-q", "--branch", "main", f.origin, pr);
-    git(f.workspace, "push", "-q", "origin", `${tips[0]}:refs/heads/a`, `${tips[1]}:refs/heads/b`);
-    git(pr, "fetch", "-q", "origin", "a", "b");
-    git(pr, "merge", "-q", "--no-ff", "-m", "merge a", "origin/a");
-    git(pr, "merge", "-q", "--no-ff", "-m", "merge b", "origin/b");
+    const pr = mergeStages(f, tips);
     assert.deepEqual(
       git(pr, "ls-files", "doc/loom/knowledge/learnings/")
         .split("\n")
