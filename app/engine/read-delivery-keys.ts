@@ -17,7 +17,7 @@ export type DeliveryKeys = {
   installationId: number | null;
   /**
    * Deliveries with the same key whose newest one makes the older ones pointless (they are
-   * completed as superseded, see `skipSuperseded`); null: never superseded.
+   * completed as superseded, see `isSuperseded`); null: never superseded.
    */
   coalesceKey: string | null;
 };
