@@ -24,7 +24,7 @@ const ioModules = [
 ];
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "action/dist/", "coverage/", "test/fixtures/"] },
+  { ignores: ["node_modules/", "action/dist/", "coverage/", "test/fixtures/", "reports/", ".stryker-tmp/"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
