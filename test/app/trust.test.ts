@@ -36,10 +36,29 @@ test("a failed permission lookup refuses", async () => {
   gh.api.get(path("ghost")).reply(404, { message: "Not Found" });
   gh.api.get(path("flaky")).reply(502, { message: "Bad Gateway" });
   gh.api.get(path("odd")).reply(200, { nothing: true });
-  for (const user of ["ghost", "flaky", "odd"]) {
-    const result = await authorizeSender(octokit(), repo, user, "write");
-    assert.equal(result.authorized, false, user);
+  const reasons = {
+    ghost: "could not read the permission of @ghost (HTTP 404)",
+    flaky: "could not read the permission of @flaky (HTTP 502)",
+    odd: "unexpected permission answer for @odd",
+  };
+  for (const [user, reason] of Object.entries(reasons)) {
+    // The reason is what the refusal reply tells the person.
+    assert.deepEqual(
+      await authorizeSender(octokit(), repo, user, "write"),
+      { authorized: false, reason },
+      user,
+    );
   }
+  gh.done();
+});
+
+test("a permission GitHub names but loom does not know refuses, saying so", async () => {
+  gh = mockGitHub();
+  gh.api.get(path("x")).reply(200, { permission: "superuser", user: { login: "x" } });
+  assert.deepEqual(await readPermission(octokit(), repo, "x"), {
+    ok: false,
+    reason: "unknown permission of @x",
+  });
   gh.done();
 });
 
@@ -103,7 +122,14 @@ test("a pull request comes from a fork when head.repo is another repository, or 
     [{ full_name: "acme/widgets", id: 2 }, { repo: "acme/widgets" }],
     [{ full_name: "mallory/widgets", id: 2 }, { repo: "mallory/widgets" }],
     [null, { repo: null }],
+    // Without an id on both sides, by name (case-insensitive).
+    [{ full_name: "mallory/widgets" }, { repo: "mallory/widgets" }],
   ];
   for (const [head, expected] of cases)
     assert.deepEqual(comesFromFork(head, base), expected, JSON.stringify(head));
+  // A base without an id (an older payload) is compared by name too.
+  assert.equal(comesFromFork({ full_name: "acme/widgets", id: 2 }, { full_name: "Acme/Widgets" }), null);
+  assert.deepEqual(comesFromFork({ full_name: "mallory/widgets", id: 2 }, { full_name: "acme/widgets" }), {
+    repo: "mallory/widgets",
+  });
 });
