@@ -31,7 +31,7 @@ function mutateFolder(folder: string, tests: readonly string[]): MutantReport {
     concurrency: 2,
     incremental: true,
     incrementalFile: `reports/mutation/${name}.incremental.json`,
-    reporters: ["clear-text", "json"],
+    reporters: ["clear-text", "json", "progress-append-only"],
     jsonReporter: { fileName: `reports/mutation/${name}.json` },
     clearTextReporter: { reportMutants: false },
     ignorePatterns: ["data", ".data", "coverage", "reports", ".stryker-tmp"],
