@@ -99,3 +99,56 @@ test("an injected cycle is always reported, and the reported path is a real cycl
     { numRuns: 300 },
   );
 });
+
+/** Any directed graph, cycles and self-dependencies allowed: each stage may depend on any stage. */
+const randomGraph = fc
+  .integer({ min: 1, max: 12 })
+  .chain((size) =>
+    fc
+      .array(fc.array(fc.nat({ max: size - 1 }), { maxLength: 3 }), { minLength: size, maxLength: size })
+      .map((picks) => picks.map((deps, i) => ({ id: `s${i}`, dependencies: deps.map((d) => `s${d}`) }))),
+  );
+
+/** Edges from `id` to the nearest `target` by a breadth-first walk: the shortest way there, or null. */
+function shortestWay(graph: ReturnType<typeof buildGraph>, id: string, target: string): number | null {
+  const seen = new Set<string>();
+  let frontier = [id];
+  for (let steps = 1; frontier.length > 0; steps++) {
+    const next: string[] = [];
+    for (const at of frontier) {
+      for (const dep of graph.dependencies.get(at) ?? []) {
+        if (dep === target) return steps;
+        if (seen.has(dep)) continue;
+        seen.add(dep);
+        next.push(dep);
+      }
+    }
+    frontier = next;
+  }
+  return null;
+}
+
+test("findCycle starts at the first stage in plan order that lies on a cycle and takes the shortest way round", () => {
+  fc.assert(
+    fc.property(randomGraph, (stages) => {
+      const graph = buildGraph(stages);
+      const start = graph.ids.find((id) => shortestWay(graph, id, id) !== null);
+      const cycle = findCycle(graph);
+      if (start === undefined) {
+        assert.equal(cycle, null);
+        return;
+      }
+      assert.ok(cycle, "cycle not reported");
+      assert.equal(cycle[0], start);
+      assert.equal(cycle.at(-1), start);
+      assert.equal(cycle.length - 1, shortestWay(graph, start, start));
+      for (let i = 0; i + 1 < cycle.length; i++) {
+        assert.ok(
+          graph.dependencies.get(cycle[i]!)!.includes(cycle[i + 1]!),
+          `${cycle[i]} -> ${cycle[i + 1]}`,
+        );
+      }
+    }),
+    { numRuns: 500 },
+  );
+});
