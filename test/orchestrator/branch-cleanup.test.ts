@@ -47,3 +47,35 @@ test("without delete_branches, or for a closed unfinished plan, branches are kep
   closed.send({ type: "plan.closed", merged: false });
   assert.deepEqual(closed.of("deleteBranch"), []);
 });
+
+test("a stage removed from the plan file before it finished does not keep the plan from being done", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", []],
+    ]),
+    { settings: { deleteBranches: true } },
+  );
+  story.run("a", "crashed");
+  story.send({ type: "plan.changed", plan: makePlan([["b", []]]) });
+  story.pass("b");
+  assert.deepEqual(
+    story.of("deleteBranch").map((e) => e.branch),
+    ["loom/pr-7/PLAN-demo/a", "loom/pr-7/PLAN-demo/b"],
+  );
+});
+
+test("with delete_branches, a step before the plan is done asks only for its own effects", () => {
+  const story = new Story(makePlan([["a", []]]), { settings: { deleteBranches: true } });
+  story.send({ type: "run.dispatched", stageId: "a", attempt: 1, runId: 1 });
+  assert.deepEqual(story.effects, [{ type: "syncCheckRun", key: `${KEY}:a:check`, stageId: "a" }]);
+});
+
+test("a plan whose every stage is skipped by label from the start is done with no branch to delete", () => {
+  const story = new Story(makePlan([["a", []]]), {
+    settings: { deleteBranches: true },
+    labels: ["loom:skip:a"],
+  });
+  assert.equal(story.stage("a").status, "skipped");
+  assert.deepEqual(story.of("deleteBranch"), []);
+});

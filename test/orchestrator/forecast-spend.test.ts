@@ -65,3 +65,19 @@ test("before any stage completed the forecast is the spend so far: the first sta
   assert.equal(getAverageStageCost(state), null);
   assert.equal(forecastSpend(graph, state, "a"), 0);
 });
+
+test("the average stage cost counts only completed stages: a running or failed stage's spend is spend, not an average", () => {
+  const state = makePlanState([
+    {
+      id: "a",
+      status: "completed",
+      merged: true,
+      sessions: [makeSession({ status: "completed", report: cost(1) })],
+    },
+    { id: "b", status: "executing", sessions: [makeSession({ status: "crashed", report: cost(5) })] },
+    { id: "c", dependencies: ["a"] },
+  ]);
+  const graph = buildGraph(state.order.map((id) => ({ id, dependencies: state.stages[id]!.dependencies })));
+  assert.equal(getAverageStageCost(state), 1);
+  assert.equal(forecastSpend(graph, state, "c"), 6 + 1);
+});

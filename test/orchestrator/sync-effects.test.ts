@@ -1,0 +1,77 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { KEY, Story, makePlan } from "./story.ts";
+
+const trio = makePlan([
+  ["a", []],
+  ["b", []],
+  ["c", ["a"]],
+]);
+
+/** The stage ids whose check runs the latest step asks to write (`null`: the plan's). */
+const synced = (story: Story) => story.of("syncCheckRun").map((e) => e.stageId);
+
+test("when the head moves, the check runs of running and stuck stages follow it; waiting and merged ones stay", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", []],
+      ["c", []],
+      ["d", ["a"]],
+    ]),
+    { settings: { maxParallel: 3 } },
+  );
+  story.pass("a");
+  story.run("b", "completed-with-failures", "failed");
+  story.send({ type: "head.moved", headSha: "9".repeat(40), before: story.state.pr.headSha });
+  assert.deepEqual(synced(story), ["b", "c", "d", null]);
+  assert.deepEqual(story.of("syncStatusComment"), [
+    { type: "syncStatusComment", key: `${KEY}:@plan:status-comment` },
+  ]);
+});
+
+test("closing the pull request writes every stage's check run, changed or not", () => {
+  const story = new Story(trio, { settings: { maxParallel: 1 } });
+  story.send({ type: "plan.closed", merged: false });
+  assert.deepEqual(synced(story), ["a", "b", "c", null]);
+});
+
+test("a stage dropped from the plan file gets its check run written once more", () => {
+  const story = new Story(trio, { settings: { maxParallel: 1 } });
+  story.send({ type: "plan.changed", plan: makePlan([["a", []]]) });
+  assert.deepEqual(synced(story), ["b", "c", null]);
+});
+
+test("the status comment follows what it shows: the plan's name, the hold label and a raised budget", () => {
+  const story = new Story(trio, { settings: { planBudgetUsd: 10 } });
+  story.send({ type: "plan.changed", plan: { ...trio, name: "Renamed demo" } });
+  assert.equal(story.of("syncStatusComment").length, 1, "a new name");
+  story.send({ type: "labels.changed", labels: ["loom:hold"] });
+  assert.equal(story.of("syncStatusComment").length, 1, "the hold label");
+  assert.deepEqual(synced(story), [null], "no stage changed");
+  story.send({
+    type: "command.received",
+    command: "budget",
+    amountUsd: 5,
+    sender: "octocat",
+    source: { kind: "comment", commentId: 1 },
+  });
+  assert.equal(story.of("syncStatusComment").length, 1, "a raised budget");
+  story.send({ type: "labels.changed", labels: ["loom:hold", "bug"] });
+  assert.deepEqual(story.of("syncStatusComment"), [], "nothing it shows changed");
+});
+
+test("a stage's check run is written when its retry time or its removal change", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", ["a"]],
+    ]),
+  );
+  story.run("a", "crashed");
+  assert.deepEqual(synced(story), ["a", null]);
+  story.command("cancel", "a");
+  assert.deepEqual(synced(story), ["a", null], "the retry was cancelled");
+  story.send({ type: "plan.changed", plan: makePlan([["b", []]]) });
+  assert.deepEqual(synced(story), ["b", "a", null], "a is removed, b may start");
+});
