@@ -145,3 +145,44 @@ test("the status comment tells the fork's author where the result lives; other p
   );
   assert.doesNotMatch(renderStatusComment(new Story(plan).state), /loom\/pr-7\/result/);
 });
+
+test("a sync under way is asked for once, a held fork plan syncs nothing, and a sync answer for another head leaves the one under way", () => {
+  const held = forkStory();
+  held.send({ type: "labels.changed", labels: ["loom:hold"] });
+  held.command("approve", undefined, held.state.pr.headSha);
+  assert.deepEqual(held.of("syncTarget"), [], "held: nothing is brought into the result branch");
+
+  const story = forkStory();
+  const head = story.state.pr.headSha;
+  story.command("approve", undefined, head);
+  assert.equal(story.of("syncTarget").length, 1);
+  story.send({ type: "tick" }, 60_000);
+  assert.deepEqual(story.of("syncTarget"), [], "no second request while the first is under way");
+  story.send({ type: "target.synced", sha: "0".repeat(40), outcome: "synced", detail: "" });
+  assert.equal(story.state.fork?.syncingSha, head);
+  assert.deepEqual(story.dispatched(), [], "another head in the result branch does not start this one");
+});
+
+test("a head that conflicted and then made it into the result branch runs, its problem forgotten", () => {
+  const story = forkStory();
+  const head = story.state.pr.headSha;
+  story.command("approve", undefined, head);
+  story.send({ type: "target.synced", sha: head, outcome: "error", detail: "refused" });
+  assert.deepEqual(story.state.fork?.problem, { sha: head, detail: "refused" });
+  story.send({ type: "target.synced", sha: head, outcome: "synced", detail: "merged by hand" });
+  assert.equal(story.state.fork?.problem, null);
+  assert.deepEqual(story.dispatched(), ["a"]);
+});
+
+test("a fork deleted after its plan started keeps the result branch and runs no new head", () => {
+  const story = forkStory();
+  const head = story.state.pr.headSha;
+  story.command("approve", undefined, head);
+  story.send({ type: "target.synced", sha: head, outcome: "synced", detail: "" });
+  story.send({ type: "head.moved", headSha: "7".repeat(40), before: head, fork: { repo: null } });
+  assert.equal(story.state.fork?.repo, null);
+  assert.equal(story.state.fork?.target, TARGET);
+  story.command("approve", undefined, "7".repeat(40));
+  assert.deepEqual(story.of("syncTarget"), []);
+  assert.match(findDispatchBlocker(story.state) ?? "", /fork was deleted: loom does not run head 7777777/);
+});
