@@ -225,3 +225,32 @@ test("plan.opened again on an open pull request changes no stage: a pending retr
   assert.deepEqual(story.dispatched(), []);
   assert.deepEqual(story.state.rejected, []);
 });
+
+test("a plan change leaves stages that are not queued where they are: a running stage given a new dependency runs on", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", []],
+      ["c", ["a"]],
+      ["d", []],
+    ]),
+    { settings: { maxParallel: 2 } },
+  );
+  assert.equal(story.stage("d").status, "queued");
+  const notes = (id: string) => story.stage(id).notes.length;
+  const before = { b: notes("b"), c: notes("c"), d: notes("d") };
+  story.send({
+    type: "plan.changed",
+    plan: makePlan([
+      ["a", []],
+      ["b", ["a"]],
+      ["c", ["a"]],
+      ["d", []],
+    ]),
+  });
+  assert.equal(story.stage("b").status, "executing");
+  assert.equal(story.stage("c").status, "waiting-for-deps");
+  assert.equal(story.stage("d").status, "queued");
+  assert.deepEqual({ b: notes("b"), c: notes("c"), d: notes("d") }, before, "no stage got a note");
+  assert.deepEqual(story.state.rejected, []);
+});
