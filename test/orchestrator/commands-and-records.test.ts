@@ -226,3 +226,36 @@ test("a SHA named in a comment that is not the head is quoted back, cut to 40 ch
     `\`${"1".repeat(40)}\` is not the head of this pull request (head000): review head000 and approve it.`,
   );
 });
+
+test("/loom status gives one line per stage: merged, retry time and the session kind", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", []],
+      ["c", ["a"]],
+    ]),
+  );
+  story.pass("a");
+  story.run("b", "crashed");
+  const retryAt = story.stage("b").retryAt ?? 0;
+  story.command("status");
+  assert.equal(
+    story.of("reply")[0]?.body,
+    [
+      "**Demo** (`PLAN-demo`)",
+      "- `a`: completed, merged, attempt 1",
+      `- \`b\`: blocked, retry at ${new Date(retryAt).toISOString()}, attempt 1`,
+      "- `c`: executing, attempt 1",
+    ].join("\n"),
+  );
+});
+
+test("a plan stored before branches carried the pull request number keeps its old branch names", () => {
+  const story = new Story(pair);
+  delete story.state.branchPrefix;
+  story.run("a", "completed");
+  assert.deepEqual(
+    story.of("mergeBranch").map((m) => m.head),
+    ["loom/PLAN-demo/a"],
+  );
+});
