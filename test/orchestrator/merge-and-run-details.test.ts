@@ -213,3 +213,38 @@ test("re-running the check suite takes up a conflict whose merge session failed,
     ["merge"],
   );
 });
+
+test("a merge answer is noted with where the work went; nothing new to merge still counts as merged", () => {
+  const story = new Story(pair);
+  story.run("a", "completed");
+  story.merge("a");
+  assert.equal(story.stage("a").notes.at(-1)?.text, "merged into feature/demo at merge00");
+  assert.equal(story.stage("a").mergedSha, "merge000000000000000000000000000000000001");
+  const empty = new Story(pair);
+  empty.run("a", "completed");
+  empty.merge("a", "nothing-to-merge");
+  assert.equal(empty.stage("a").merged, true);
+  assert.equal(empty.stage("a").mergedSha, undefined, "no commit to look for in the head");
+  assert.equal(empty.stage("a").notes.at(-1)?.text, "merged: nothing new to merge");
+  assert.deepEqual(empty.dispatched(), ["b"]);
+});
+
+test("a queued stage whose dependency lost its merge does not start when a slot frees up", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["c", []],
+      ["b", ["a"]],
+    ]),
+    { settings: { maxParallel: 1 } },
+  );
+  story.run("a", "completed");
+  assert.deepEqual(story.dispatched(), ["c"]);
+  story.merge("a");
+  assert.equal(story.stage("b").status, "queued");
+  story.send({ type: "merge.lost", stageId: "a", headSha: story.state.pr.headSha, sha: "merge00" });
+  assert.equal(story.stage("a").status, "merge-blocked");
+  story.run("c", "completed");
+  assert.deepEqual(story.dispatched(), []);
+  assert.equal(story.stage("b").status, "queued");
+});
