@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
+import { effectLane } from "../../src/orchestrator/effect-lane.ts";
 import type { Effect } from "../../src/orchestrator/effects.ts";
 import type { OrchestratorEvent } from "../../src/orchestrator/events.ts";
 import type { PlanState } from "../../src/orchestrator/state.ts";
@@ -121,8 +122,8 @@ function splitEffects(
   for (const effect of effects) {
     if (effect.type === "setTimer") timers.push({ key: effect.key, at: effect.at });
     else if (SYNC_EFFECTS.has(effect.type))
-      outbox.push({ key: `${planKey}|${effect.key}|v${version}`, effect });
-    else outbox.push({ key: `${planKey}|${effect.key}`, effect });
+      outbox.push({ key: `${planKey}|${effect.key}|v${version}`, effect, lane: effectLane(effect) });
+    else outbox.push({ key: `${planKey}|${effect.key}`, effect, lane: effectLane(effect) });
   }
   return { outbox, timers };
 }

@@ -3,6 +3,7 @@ import { processDeliveries } from "./process-deliveries.ts";
 import { reconcilePlans } from "./reconcile-plans.ts";
 import { runDueTimers } from "./run-due-timers.ts";
 import { runEffects } from "./run-effects.ts";
+import { PROGRESS_LANE } from "../../src/orchestrator/effect-lane.ts";
 
 /** Work claimed per round from each queue. */
 const BATCH = 20;
@@ -47,8 +48,16 @@ export function createEngine(deps: EngineDeps): Engine {
   const drainOnce = async () => {
     await released;
     for (let round = 0; round < MAX_ROUNDS && !stopped && !deps.stopping?.aborted; round++) {
+      // Progress first: a merge's events enqueue the dependents' branch and dispatch, which run
+      // at once, before deliveries and before any check-run or status-comment write.
+      let progress = 0;
+      for (let pass = 0; pass < MAX_ROUNDS && !stopped && !deps.stopping?.aborted; pass++) {
+        const claimed = await runEffects(deps, BATCH, PROGRESS_LANE);
+        if (claimed === 0) break;
+        progress += claimed;
+      }
       const deliveries = await processDeliveries(deps, BATCH);
-      const effects = await runEffects(deps, BATCH);
+      const effects = progress + (await runEffects(deps, BATCH));
       const due = await runDueTimers(deps, BATCH);
       if (deliveries + effects + due === 0) return;
     }

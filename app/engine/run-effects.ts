@@ -12,13 +12,14 @@ import { readStoredPlan } from "./stored-plan.ts";
 const EFFECT_LEASE_MS = 120_000;
 
 /**
- * Claims due effects from the outbox and carries them out with the plan's current state; the
- * events they return (run dispatched, merge finished…) go back through the reducer. When loom
- * stops (`deps.stopping`), the effect in flight and those not started stay leased for
- * `releaseLeases` to hand on (effects are idempotent by key). Returns how many effects were claimed.
+ * Claims due effects from the outbox (with `maxLane`, only those of that lane or a lower one) and
+ * carries them out with the plan's current state; the events they return (run dispatched, merge
+ * finished…) go back through the reducer. When loom stops (`deps.stopping`), the effect in flight
+ * and those not started stay leased for `releaseLeases` to hand on (effects are idempotent by
+ * key). Returns how many effects were claimed.
  */
-export async function runEffects(deps: EngineDeps, limit: number): Promise<number> {
-  const claimed = await deps.store.claimEffects(deps.workerId, limit, EFFECT_LEASE_MS, deps.now());
+export async function runEffects(deps: EngineDeps, limit: number, maxLane?: number): Promise<number> {
+  const claimed = await deps.store.claimEffects(deps.workerId, limit, EFFECT_LEASE_MS, deps.now(), maxLane);
   for (const item of claimed) {
     // Stopping: the rest stay leased to this worker, whose leases are released on the way out.
     if (deps.stopping?.aborted) break;

@@ -2,7 +2,7 @@ import type pg from "pg";
 import type { Row } from "./store-rows.ts";
 import { postgresPlaceholder, selectDueDeliveryTurns } from "./delivery-sql.ts";
 import { orderInTurns, readDelivery, readDueTimer, readOutboxEffect } from "./store-rows.ts";
-import type { DueTimer, InboxDelivery, OutboxEffect } from "./store.ts";
+import { EVERY_LANE, type DueTimer, type InboxDelivery, type OutboxEffect } from "./store.ts";
 
 /*
  * Claims for the PostgreSQL store, each ONE statement: the inner SELECT locks its candidates with
@@ -17,28 +17,33 @@ function bySeq(a: Row, b: Row): number {
   return Number(a["seq"]) - Number(b["seq"]);
 }
 
-/** The oldest pending effect of each plan, if it is free and due; leased to `owner`. */
+/**
+ * Per plan, the oldest pending effect of its lowest pending lane, if it is free and due and no
+ * other effect of the plan is leased; lower lanes first; leased to `owner`.
+ */
 export async function claimPostgresEffects(
   pool: pg.Pool,
   owner: string,
   limit: number,
   leaseUntil: number,
   now: number,
+  maxLane = EVERY_LANE,
 ): Promise<OutboxEffect[]> {
   const { rows } = await pool.query<Row>(
     `WITH candidates AS (
        SELECT o.seq FROM loom_outbox o
-       WHERE o.status = 'pending' AND o.available_at <= $1 AND o.lease_until <= $1
+       WHERE o.status = 'pending' AND o.available_at <= $1 AND o.lease_until <= $1 AND o.lane <= $5
          AND NOT EXISTS (SELECT 1 FROM loom_outbox e
-                         WHERE e.plan_key = o.plan_key AND e.status = 'pending' AND e.seq < o.seq)
-       ORDER BY o.seq LIMIT $2
+                         WHERE e.plan_key = o.plan_key AND e.status = 'pending' AND e.seq <> o.seq
+                           AND (e.lane < o.lane OR (e.lane = o.lane AND e.seq < o.seq) OR e.lease_until > $1))
+       ORDER BY o.lane, o.seq LIMIT $2
        FOR UPDATE SKIP LOCKED
      )
      UPDATE loom_outbox o SET lease_owner = $3, lease_until = $4, attempts = o.attempts + 1
      FROM candidates c, loom_plans p
      WHERE o.seq = c.seq AND p.plan_key = o.plan_key
      RETURNING o.seq, o.key, o.effect, o.attempts, o.last_error, o.lease_until, o.enqueued_at, ${planColumns}`,
-    [now, limit, owner, leaseUntil],
+    [now, limit, owner, leaseUntil, maxLane],
   );
   return rows.sort(bySeq).map(readOutboxEffect);
 }

@@ -58,8 +58,8 @@ export async function commitPostgresPlan(
   if (written.rowCount !== 1) return { ok: false, reason: "conflict" };
   for (const e of input.effects) {
     await c.query(
-      "INSERT INTO loom_outbox (key, plan_key, effect, enqueued_at) VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO NOTHING",
-      [e.key, planKey, writeJson(e.effect), now],
+      "INSERT INTO loom_outbox (key, plan_key, effect, enqueued_at, lane) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key) DO NOTHING",
+      [e.key, planKey, writeJson(e.effect), now, e.lane ?? 0],
     );
   }
   for (const t of input.timers) {

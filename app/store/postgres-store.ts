@@ -148,8 +148,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       return transact((c) => commitPostgresPlan(c, key, input));
     },
 
-    claimEffects(owner, limit, leaseMs, now) {
-      return claimPostgresEffects(pool, owner, limit, now + leaseMs, now);
+    claimEffects(owner, limit, leaseMs, now, maxLane) {
+      return claimPostgresEffects(pool, owner, limit, now + leaseMs, now, maxLane);
     },
 
     async completeEffect(key, result, now) {

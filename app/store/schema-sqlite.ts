@@ -99,4 +99,18 @@ export const sqliteMigrations: readonly Migration[] = [
       CREATE INDEX loom_deliveries_coalesce ON loom_deliveries (coalesce_key, seq) WHERE coalesce_key IS NOT NULL;
     `,
   },
+  {
+    // 5: outbox lanes: a plan's pending effects that move it forward (lane 0) are claimed before
+    // those that only show it (lane 1: check runs, the status comment, replies, labels). Additive:
+    // rows stored before it are lane 0 unless they are display effects; a loom of version 4 claims
+    // them all in order, as before.
+    version: 5,
+    sql: `
+      ALTER TABLE loom_outbox ADD COLUMN lane INTEGER NOT NULL DEFAULT 0;
+      UPDATE loom_outbox SET lane = 1
+        WHERE status = 'pending' AND json_extract(effect, '$.type') IN ('syncCheckRun', 'syncStatusComment', 'reply', 'ensureLabel');
+      DROP INDEX loom_outbox_pending;
+      CREATE INDEX loom_outbox_pending ON loom_outbox (plan_key, lane, seq) WHERE status = 'pending';
+    `,
+  },
 ];

@@ -2,7 +2,7 @@ import type { DatabaseSync } from "node:sqlite";
 import type { Row } from "./store-rows.ts";
 import { selectDueDeliveryTurns, sqlitePlaceholder } from "./delivery-sql.ts";
 import { orderInTurns, readDelivery, readDueTimer, readOutboxEffect } from "./store-rows.ts";
-import type { DueTimer, InboxDelivery, OutboxEffect } from "./store.ts";
+import { EVERY_LANE, type DueTimer, type InboxDelivery, type OutboxEffect } from "./store.ts";
 
 /*
  * Claims for the SQLite store. Each runs inside the caller's `BEGIN IMMEDIATE` transaction, which holds
@@ -12,24 +12,29 @@ import type { DueTimer, InboxDelivery, OutboxEffect } from "./store.ts";
 
 const planColumns = "p.installation_id, p.owner, p.repo, p.pr, p.plan_path";
 
-/** The oldest pending effect of each plan, if it is free and due; leased to `owner`. */
+/**
+ * Per plan, the oldest pending effect of its lowest pending lane, if it is free and due and no
+ * other effect of the plan is leased; lower lanes first; leased to `owner`.
+ */
 export function claimSqliteEffects(
   db: DatabaseSync,
   owner: string,
   limit: number,
   leaseUntil: number,
   now: number,
+  maxLane = EVERY_LANE,
 ): OutboxEffect[] {
   const rows: Row[] = db
     .prepare(
       `SELECT o.seq, o.key, o.effect, o.attempts, o.last_error, o.enqueued_at, ${planColumns}
        FROM loom_outbox o JOIN loom_plans p ON p.plan_key = o.plan_key
-       WHERE o.status = 'pending' AND o.available_at <= ? AND o.lease_until <= ?
+       WHERE o.status = 'pending' AND o.available_at <= ? AND o.lease_until <= ? AND o.lane <= ?
          AND NOT EXISTS (SELECT 1 FROM loom_outbox e
-                         WHERE e.plan_key = o.plan_key AND e.status = 'pending' AND e.seq < o.seq)
-       ORDER BY o.seq LIMIT ?`,
+                         WHERE e.plan_key = o.plan_key AND e.status = 'pending' AND e.seq <> o.seq
+                           AND (e.lane < o.lane OR (e.lane = o.lane AND e.seq < o.seq) OR e.lease_until > ?))
+       ORDER BY o.lane, o.seq LIMIT ?`,
     )
-    .all(now, now, limit);
+    .all(now, now, maxLane, now, limit);
   const lease = db.prepare(
     "UPDATE loom_outbox SET lease_owner = ?, lease_until = ?, attempts = attempts + 1 WHERE seq = ?",
   );

@@ -50,9 +50,9 @@ export function commitSqlitePlan(db: DatabaseSync, key: PlanKey, input: CommitPl
           .run(state, active, now, key.installationId, planKey, input.expectedVersion);
   if (Number(written.changes) !== 1) return { ok: false, reason: "conflict" };
   const enqueue = db.prepare(
-    "INSERT INTO loom_outbox (key, plan_key, effect, enqueued_at) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
+    "INSERT INTO loom_outbox (key, plan_key, effect, enqueued_at, lane) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
   );
-  for (const e of input.effects) enqueue.run(e.key, planKey, writeJson(e.effect), now);
+  for (const e of input.effects) enqueue.run(e.key, planKey, writeJson(e.effect), now, e.lane ?? 0);
   const upsertTimer = db.prepare(
     `INSERT INTO loom_timers (plan_key, key, at) VALUES (?, ?, ?)
      ON CONFLICT (plan_key, key) DO UPDATE SET at = excluded.at, lease_owner = NULL, lease_until = 0`,

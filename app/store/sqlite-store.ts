@@ -138,8 +138,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       return Promise.resolve(transact(() => commitSqlitePlan(db, key, input)));
     },
 
-    claimEffects(owner, limit, leaseMs, now) {
-      return Promise.resolve(transact(() => claimSqliteEffects(db, owner, limit, now + leaseMs, now)));
+    claimEffects(owner, limit, leaseMs, now, maxLane) {
+      return Promise.resolve(
+        transact(() => claimSqliteEffects(db, owner, limit, now + leaseMs, now, maxLane)),
+      );
     },
 
     completeEffect(key, result, now) {

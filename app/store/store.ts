@@ -55,8 +55,14 @@ export type PlanRecord = {
   updatedAt: number;
 };
 
-/** A side effect to enqueue; `key` is globally unique and deterministic. */
-export type EffectInput = { key: string; effect: unknown };
+/** `claimEffects`'s default `maxLane`: every lane (the largest value a lane column holds). */
+export const EVERY_LANE = 2_147_483_647;
+
+/**
+ * A side effect to enqueue; `key` is globally unique and deterministic. `lane` (default 0): a plan's
+ * pending effects in a lower lane are claimed before those in a higher one.
+ */
+export type EffectInput = { key: string; effect: unknown; lane?: number };
 
 /** A timer of a plan: fires (becomes claimable) at `at`. Identity is (plan, key). */
 export type TimerInput = { at: number; key: string };
@@ -202,13 +208,20 @@ export interface Store {
 
   // ---- outbox ----
   /**
-   * Leases up to `limit` effects to `owner` for `leaseMs`. Per plan, effects run in enqueue order and
-   * only the oldest pending effect of a plan is ever claimable, so at most one effect of a plan is in
-   * flight and a later effect waits for the earlier one to be completed (or dead). A failed effect
-   * waiting for its `retryAt` holds its plan's later effects back. Claims of other owners are
-   * invisible until their lease expires.
+   * Leases up to `limit` effects to `owner` for `leaseMs`, lower lanes first. Per plan, at most one
+   * effect is in flight, and the claimable one is the oldest pending effect of the plan's lowest
+   * pending lane; a later effect of that lane, or any effect of a higher lane, waits for it to be
+   * completed (or dead). A failed effect waiting for its `retryAt` holds back its plan's later
+   * effects of its lane and of higher lanes. Claims of other owners are invisible until their lease
+   * expires. With `maxLane`, only effects of that lane or a lower one are claimed.
    */
-  claimEffects(owner: string, limit: number, leaseMs: number, now: number): Promise<OutboxEffect[]>;
+  claimEffects(
+    owner: string,
+    limit: number,
+    leaseMs: number,
+    now: number,
+    maxLane?: number,
+  ): Promise<OutboxEffect[]>;
   /** Records the result; false if the effect is unknown or no longer pending. */
   completeEffect(key: string, result: unknown, now: number): Promise<boolean>;
   /**

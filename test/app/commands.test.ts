@@ -171,11 +171,12 @@ test("refused comments get a 👎 each but the reason at most once per person an
     [601, 602, 603, 604, 605, 606],
     "every refused comment still gets its 👎",
   );
+  assert.equal(dispatchesOf(harness, "a").length, 1, "no refused command changed anything");
 
+  // (An hour on, stage a's silent session is hung and retried: its dispatches are not counted here.)
   now += 60 * 60 * 1000;
   await comment("bob", 607);
   assert.equal(refusalsTo("bob").length, 2, "an hour later the reason is written again");
-  assert.equal(dispatchesOf(harness, "a").length, 1, "no refused command changed anything");
   await harness.finish();
   h = undefined;
 });

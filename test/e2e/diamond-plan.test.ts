@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { PullRecord } from "./e2e-requests.ts";
 import { dispatchesOf, mergesOf } from "./e2e-requests.ts";
-import { startE2E, type E2E } from "./harness.ts";
+import { BOT, startE2E, type E2E } from "./harness.ts";
 import { planText, scriptStages, writeFiles } from "./model-script.ts";
 
 const PLAN_PATH = "doc/plans/PLAN-diamond.md";
@@ -126,6 +126,34 @@ describe(
             `${dispatch.stageId} started after ${dependency} was merged`,
           );
         }
+      }
+    });
+
+    it("dispatches a dependent right after its dependency's merge, before any check-run or comment write", () => {
+      const requests = e2e.emulator.requests;
+      const merges = mergesOf(requests).filter((m) => m.status === 201 || m.status === 204);
+      const display = new Set([
+        "checks/create",
+        "checks/update",
+        "issues/create-comment",
+        "issues/update-comment",
+      ]);
+      const dependencies: Record<string, string[]> = { b: ["a"], c: ["a"], d: ["b", "c"] };
+      for (const dispatch of dispatchesOf(requests).filter((d) => d.stageId in dependencies)) {
+        const lastMerge = Math.max(
+          ...(dependencies[dispatch.stageId] ?? []).map(
+            (dependency) =>
+              merges.find((m) => m.head === `loom/pr-1/PLAN-diamond/${dependency}`)?.index ?? Infinity,
+          ),
+        );
+        const between = requests
+          .slice(lastMerge + 1, dispatch.index)
+          .filter((r) => r.login === BOT && display.has(r.operationId ?? ""));
+        assert.deepEqual(
+          between.map((r) => r.operationId),
+          [],
+          `${dispatch.stageId} was dispatched without waiting for display writes`,
+        );
       }
     });
 

@@ -33,6 +33,87 @@ export function describeOutboxContract(open: (t: TestContext) => Promise<Store>)
       );
     });
 
+    it("claims a plan's progress effect (lane 0) before its older display effects (lane 1), one at a time", async (t) => {
+      const store = await open(t);
+      await store.commitPlan(planKey(1), {
+        expectedVersion: 0,
+        state: 1,
+        active: true,
+        effects: [
+          { key: "check-run", effect: "sync check run", lane: 1 },
+          { key: "comment", effect: "sync comment", lane: 1 },
+          { key: "branch", effect: "create branch", lane: 0 },
+          { key: "dispatch", effect: "dispatch", lane: 0 },
+        ],
+        timers: [],
+      });
+      const order: unknown[] = [];
+      for (let now = 0; now < 10; now++) {
+        const claimed = await store.claimEffects("w", 10, 1000, now);
+        assert.ok(claimed.length <= 1, "one effect of a plan in flight");
+        for (const item of claimed) {
+          order.push(item.effect);
+          await store.completeEffect(item.key, null, now);
+        }
+      }
+      assert.deepEqual(order, ["create branch", "dispatch", "sync check run", "sync comment"]);
+    });
+
+    it("holds a progress effect back while a display effect of its plan is in flight, not while one waits to retry", async (t) => {
+      const store = await open(t);
+      await store.commitPlan(planKey(1), {
+        expectedVersion: 0,
+        state: 1,
+        active: true,
+        effects: [{ key: "comment", effect: "sync comment", lane: 1 }],
+        timers: [],
+      });
+      assert.deepEqual(
+        (await store.claimEffects("w", 10, 1000, 0)).map((e) => e.key),
+        ["comment"],
+      );
+      await store.commitPlan(planKey(1), {
+        expectedVersion: 1,
+        state: 2,
+        active: true,
+        effects: [{ key: "dispatch", effect: "dispatch", lane: 0 }],
+        timers: [],
+      });
+      assert.deepEqual(
+        await store.claimEffects("w2", 10, 1000, 1),
+        [],
+        "the comment sync is still in flight",
+      );
+      await store.failEffect("comment", "GitHub answered 502", 60_000);
+      assert.deepEqual(
+        (await store.claimEffects("w2", 10, 1000, 2)).map((e) => e.key),
+        ["dispatch"],
+        "a display effect waiting to retry does not hold the plan back",
+      );
+    });
+
+    it("serves every plan's progress effects before any plan's display effects", async (t) => {
+      const store = await open(t);
+      await store.commitPlan(planKey(1), {
+        expectedVersion: 0,
+        state: 1,
+        active: true,
+        effects: [{ key: "p1-comment", effect: 1, lane: 1 }],
+        timers: [],
+      });
+      await store.commitPlan(planKey(2), {
+        expectedVersion: 0,
+        state: 1,
+        active: true,
+        effects: [{ key: "p2-dispatch", effect: 2, lane: 0 }],
+        timers: [],
+      });
+      assert.deepEqual(
+        (await store.claimEffects("w", 1, 1000, 0)).map((e) => e.key),
+        ["p2-dispatch"],
+      );
+    });
+
     it("never enqueues an effect key twice, within one commit or across commits, even after it is done", async (t) => {
       const store = await open(t);
       await store.commitPlan(planKey(1), {

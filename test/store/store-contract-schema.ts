@@ -18,6 +18,12 @@ const SEED_V1_PLAN = `
   VALUES ('octo/hello#12:doc/plans/PLAN-1.md', 'octo/hello#12', 1, 'octo', 'hello', 12, 'doc/plans/PLAN-1.md', '"v1"', 1 = 1, 3, 777);
   INSERT INTO loom_deliveries (id, name, payload, received_at, attempts) VALUES ('waiting', 'issue_comment', '"p"', 5, 1);`;
 
+const SEED_V4_OUTBOX = `
+  INSERT INTO loom_outbox (key, plan_key, effect, enqueued_at)
+  VALUES ('sync', 'octo/hello#12:doc/plans/PLAN-1.md', '{"type":"syncStatusComment","key":"status"}', 5);
+  INSERT INTO loom_outbox (key, plan_key, effect, enqueued_at)
+  VALUES ('dispatch', 'octo/hello#12:doc/plans/PLAN-1.md', '{"type":"dispatchRun","key":"b:1"}', 6);`;
+
 /**
  * Schema versions, on both adapters: the version is recorded, an older schema is migrated forward
  * in one transaction, a newer one is refused. Part of `describeStoreContract`.
@@ -47,7 +53,7 @@ export function describeSchemaContract(createDatabase: CreateTestDatabase): void
       assert.equal(await store.schemaVersion(), 0);
       await store.migrate();
       const latest = latestVersion(store.kind === "sqlite" ? sqliteMigrations : postgresMigrations);
-      assert.equal(latest, 4);
+      assert.equal(latest, 5);
       assert.equal(await store.schemaVersion(), latest);
       await store.migrate();
       assert.equal(await store.schemaVersion(), latest, "migrating again changes nothing");
@@ -97,6 +103,27 @@ export function describeSchemaContract(createDatabase: CreateTestDatabase): void
           timers: [],
         }),
         { ok: true, version: 4 },
+      );
+    });
+
+    it("migrates a version 4 outbox to lanes: its pending dispatch runs before its older status-comment sync", async (t) => {
+      const { open } = await fresh(t);
+      const known = kindOf(open) === "sqlite" ? sqliteMigrations : postgresMigrations;
+      // Rows as a version 4 loom wrote them: no lane.
+      const old = open(
+        known
+          .filter((m) => m.version <= 4)
+          .map((m) => (m.version === 4 ? { ...m, sql: m.sql + SEED_V1_PLAN + SEED_V4_OUTBOX } : m)),
+      );
+      await old.migrate();
+      assert.equal(await old.schemaVersion(), 4);
+      await old.close();
+
+      const store = open();
+      await store.migrate();
+      assert.deepEqual(
+        (await store.claimEffects("w", 1, 1000, 0)).map((e) => e.key),
+        ["dispatch"],
       );
     });
 
