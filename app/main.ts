@@ -10,11 +10,12 @@
  */
 import { hostname } from "node:os";
 import path from "node:path";
-import { ProbotOctokit, run } from "probot";
+import { run } from "probot";
 import { readAppConfig } from "./config/app-config.ts";
 import { GITHUB_REQUEST_TIMEOUT_MS } from "./github/bound-github-fetch.ts";
 import { boundOctokit } from "./github/bound-octokit.ts";
 import { createGitHubCache } from "./github/github-cache.ts";
+import { pacedOctokit } from "./github/paced-octokit.ts";
 import { UnthrottledOctokit } from "./github/unthrottled-octokit.ts";
 import { createLoomApp } from "./index.ts";
 import { limitWebhookBodies } from "./limit-webhook-body.ts";
@@ -103,10 +104,11 @@ async function startLoom(env: NodeJS.ProcessEnv): Promise<void> {
       await loomApp(app, options);
       options.addHandler(await acceptWebhooksAtRoot(app));
     },
-    // Probot's own Octokit (throttled) unless the operator turned the pacing off; either way each
-    // request attempt gives up after GITHUB_REQUEST_TIMEOUT_MS and on shutdown (bound-octokit.ts).
+    // Probot's Octokit paced by GitHub's secondary limits (paced-octokit.ts) unless the operator
+    // turned the pacing off; either way each request attempt gives up after
+    // GITHUB_REQUEST_TIMEOUT_MS and on shutdown (bound-octokit.ts).
     {
-      Octokit: boundOctokit(config.githubThrottle ? ProbotOctokit : UnthrottledOctokit, {
+      Octokit: boundOctokit(config.githubThrottle ? pacedOctokit({ stopping }) : UnthrottledOctokit, {
         timeoutMs: GITHUB_REQUEST_TIMEOUT_MS,
         stopping,
       }),

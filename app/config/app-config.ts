@@ -23,9 +23,10 @@ export const AppConfig = z.object({
    */
   workerId: z.string().min(1).nullable(),
   /**
-   * Octokit's client-side pacing (Probot's default): writes one a second, comments one per three
-   * seconds, and waiting out rate limits. Off only where GitHub limits nothing, e.g. GitHub Enterprise
-   * Server with rate limiting disabled (its default), where the pacing only slows plans down.
+   * loom's client-side pacing (`paced-octokit.ts`): writes within GitHub's secondary limits (80 a
+   * minute, 500 an hour per installation), waiting out a secondary rate limit's `retry-after`. Off
+   * only where GitHub limits nothing, e.g. GitHub Enterprise Server with rate limiting disabled
+   * (its default).
    */
   githubThrottle: z.boolean(),
   /**

@@ -4,14 +4,13 @@ import type { ChildProcess } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { createPrivateKey } from "../support/create-private-key.ts";
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { DatabaseSync } from "node:sqlite";
 import { pullRequestPayload } from "../support/webhook-payloads.ts";
 import { freePort } from "../support/free-port.ts";
-import { isServiceRequired } from "../store/test-database.ts";
+import { findRedisSkipReason, TEST_REDIS_URL } from "../support/test-redis.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 let child: ChildProcess | undefined;
@@ -123,37 +122,17 @@ test("with credentials npm start accepts signed webhooks and records each delive
   await receivesWebhooksOnce({});
 });
 
-const redisUrl = process.env["LOOM_TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379";
-const redisSkip = await findRedisSkipReason(redisUrl);
-if (redisSkip !== undefined && isServiceRequired("REDIS"))
-  throw new Error(`Redis is required here (LOOM_REQUIRE_REDIS or CI is set): ${redisSkip}`);
+const redisSkip = await findRedisSkipReason("main-entry tests");
 
 // README's replica setup sets REDIS_URL; Probot then loads `ioredis` for its shared rate-limit
 // throttle, and without it every webhook fails while the process looks healthy.
 test(
   "with REDIS_URL set (several replicas) npm start still accepts webhooks",
-  { skip: redisSkip === undefined ? false : `Redis unreachable (${redisSkip})` },
+  { skip: redisSkip ?? false },
   async () => {
-    await receivesWebhooksOnce({ REDIS_URL: redisUrl });
+    await receivesWebhooksOnce({ REDIS_URL: TEST_REDIS_URL });
   },
 );
-
-/** Why the Redis test cannot run (printed), or undefined when Redis answers PING. */
-async function findRedisSkipReason(url: string): Promise<string | undefined> {
-  const { hostname, port } = new URL(url);
-  const reason = await new Promise<string | undefined>((resolve) => {
-    const socket = connect({ host: hostname, port: Number(port || 6379) });
-    socket.setTimeout(5_000, () => socket.destroy(new Error("timed out")));
-    socket.once("error", (error) => resolve(`${url}: ${error.message}`));
-    socket.once("connect", () => socket.write("PING\r\n"));
-    socket.once("data", (data) => {
-      socket.end();
-      resolve(data.toString().startsWith("+PONG") ? undefined : `${url} answered ${data.toString().trim()}`);
-    });
-  });
-  if (reason !== undefined) console.warn(`main-entry tests: Redis skipped: ${reason}`);
-  return reason;
-}
 
 test("with credentials but no WEBHOOK_SECRET loom refuses to start with one line, not Probot's development secret", async () => {
   dir = mkdtempSync(join(tmpdir(), "loom-no-secret-"));

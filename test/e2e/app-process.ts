@@ -20,6 +20,8 @@ export type AppProcessOptions = {
   workerId: string;
   pollMs: number;
   reconcileMs: number;
+  /** `LOOM_GITHUB_THROTTLE` on (default) or off. */
+  pacing?: boolean;
   /** Working directory (Probot reads a `.env` there: not the repository's). */
   cwd: string;
   /** Called once each incarnation listens, with its webhook URL. */
@@ -59,8 +61,7 @@ export type AppProcess = {
  * The real entry, `node app/main.ts`, as a child process the test can SIGKILL and start again on
  * the same store. Configured only through the environment, as an operator would: the emulator is
  * its `GHE_HOST` (Probot appends `/api/v3`, which the emulator accepts like GitHub Enterprise
- * Server) and `LOOM_GITHUB_THROTTLE=off` (Octokit's pacing of one write a second would make a
- * plan take minutes).
+ * Server), with loom's default pacing by GitHub's secondary limits, which the emulator enforces.
  */
 export function createAppProcess(options: AppProcessOptions): AppProcess {
   const privateKey = createPrivateKey();
@@ -142,7 +143,7 @@ export function createAppProcess(options: AppProcessOptions): AppProcess {
         LOOM_BOT_LOGIN: options.botLogin,
         LOOM_POLL_INTERVAL_SECS: String(options.pollMs / 1000),
         LOOM_RECONCILE_INTERVAL_SECS: String(options.reconcileMs / 1000),
-        LOOM_GITHUB_THROTTLE: "off",
+        LOOM_GITHUB_THROTTLE: options.pacing === false ? "off" : "on",
       };
       const started = spawn(process.execPath, [MAIN], {
         cwd: options.cwd,

@@ -60,6 +60,12 @@ export type E2EOptions = {
    * the artifact API v3, REST only under `/api/v3`), and the App configured as with `GHE_HOST`.
    */
   ghes?: boolean;
+  /**
+   * loom's production pacing of writes (default true), against the emulator enforcing GitHub's
+   * secondary limits; false: neither (`LOOM_GITHUB_THROTTLE=off`), for benchmarks that count
+   * requests of plans too big to run inside 80 writes a minute.
+   */
+  pacing?: boolean;
 };
 
 /**
@@ -147,6 +153,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     appSlug: "loom",
     permissions: options.permissions ?? { alice: "write", bob: "read" },
     ghes: options.ghes ?? false,
+    ...(options.pacing === false ? { settings: { contentLimits: [] } } : {}),
   });
   const closers: (() => Promise<void>)[] = [];
   try {
@@ -193,6 +200,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
         workerId: i === 0 ? "e2e" : `e2e-${i + 1}`,
         pollMs: 250,
         reconcileMs: 5_000,
+        pacing: options.pacing ?? true,
         cwd: workDir,
         ...(replicas === 1 ? { onListening: (url: string) => emulator.setWebhookTarget(url, SECRET) } : {}),
         ...(options.onAppLog ? { onLog: options.onAppLog } : {}),
@@ -222,6 +230,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
         workerId: i === 0 ? "e2e" : `e2e-${i + 1}`,
         pollMs: 250,
         reconcileMs: 5_000,
+        pacing: options.pacing ?? true,
         ...(options.onAppLog ? { onLog: options.onAppLog } : {}),
       });
       apps.push(app);

@@ -6,6 +6,7 @@ import pino from "pino";
 import { createNodeMiddleware, Probot } from "probot";
 import type { Engine } from "../../app/engine/create-engine.ts";
 import { createGitHubCache } from "../../app/github/github-cache.ts";
+import { pacedOctokit } from "../../app/github/paced-octokit.ts";
 import { UnthrottledOctokit } from "../../app/github/unthrottled-octokit.ts";
 import { createLoomApp } from "../../app/index.ts";
 import type { Store } from "../../app/store/store.ts";
@@ -33,6 +34,8 @@ export type LoomAppOptions = {
   /** Engine poll and reconcile periods. */
   pollMs: number;
   reconcileMs: number;
+  /** `LOOM_GITHUB_THROTTLE`: loom's pacing by GitHub's secondary limits (true) or none. */
+  pacing: boolean;
   onLog?: (line: Record<string, unknown>) => void;
 };
 
@@ -61,8 +64,8 @@ export async function startLoomApp(options: LoomAppOptions): Promise<LoomAppServ
     secret: options.webhookSecret,
     baseUrl: options.githubUrl,
     log: pino({ level: process.env["LOOM_E2E_LOG"] ?? "info" }, sink),
-    // As `LOOM_GITHUB_THROTTLE=off`: the emulator limits nothing.
-    Octokit: UnthrottledOctokit,
+    // As `LOOM_GITHUB_THROTTLE`: paced by GitHub's secondary limits, which the emulator enforces.
+    Octokit: options.pacing ? pacedOctokit() : UnthrottledOctokit,
   });
   let engine: Engine | undefined;
   const middleware = await createNodeMiddleware(

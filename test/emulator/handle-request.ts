@@ -39,6 +39,8 @@ export type RequestDeps = {
   settings: EmulatorSettings;
   requests: RecordedRequest[];
   violations: Violation[];
+  /** When each caller's recent REST writes were made (wall clock), for `contentLimits`. */
+  writeTimes: Map<string, number[]>;
 };
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -113,6 +115,35 @@ function faultReply(effect: ReplyingFault, now: number): Reply {
   };
 }
 
+const WRITE_METHODS = new Set(["POST", "PATCH", "PUT", "DELETE"]);
+
+/**
+ * GitHub's secondary limit on content-creating requests: a write by `login` that would put more
+ * than a window's limit into it is refused (and not counted), with how long to wait.
+ */
+function overContentLimit(deps: RequestDeps, method: string, login: string): Reply | null {
+  const limits = deps.settings.contentLimits;
+  if (!WRITE_METHODS.has(method) || login === ANONYMOUS || limits.length === 0) return null;
+  const now = Date.now();
+  const longest = Math.max(...limits.map((window) => window.windowMs));
+  const times = (deps.writeTimes.get(login) ?? []).filter((time) => now - time <= longest);
+  deps.writeTimes.set(login, times);
+  let retryAfterMs = 0;
+  for (const { limit, windowMs } of limits) {
+    const inWindow = times.filter((time) => now - time <= windowMs);
+    if (inWindow.length >= limit)
+      retryAfterMs = Math.max(retryAfterMs, inWindow[inWindow.length - limit]! + windowMs + 1 - now);
+  }
+  if (retryAfterMs === 0) {
+    times.push(now);
+    return null;
+  }
+  return {
+    ...fail(403, "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."),
+    headers: { "retry-after": String(Math.ceil(retryAfterMs / 1000)) },
+  };
+}
+
 /** A reply, or `disconnect`: destroy the socket unanswered (`reply` is then only recorded). */
 type Answer = { reply: Reply; operationId: string | null; disconnect?: boolean };
 
@@ -142,6 +173,8 @@ async function answer(
     };
   }
   const operationId = found.operation.operationId;
+  const limited = overContentLimit(deps, method, login);
+  if (limited !== null) return { reply: limited, operationId };
   const fault = deps.faults.takeRoute(method, url.pathname, found.template);
   if (fault?.type === "latency") await sleep(fault.ms);
   else if (fault?.type === "disconnect" && fault.when === "before") {

@@ -17,6 +17,13 @@ export type EmulatorSettings = {
    * (artifact API v3, `pipelines-artifact-routes.ts`) and no results service (v4).
    */
   ghes: boolean;
+  /**
+   * GitHub's secondary limits on content-creating requests, per caller (FACTS.md: 80 a minute, 500
+   * an hour), on the wall clock. The emulator counts every REST write (POST, PATCH, PUT, DELETE) by
+   * a caller with credentials, the strict reading; over a limit it answers 403 "secondary rate
+   * limit" with `retry-after`, as GitHub does. `[]` turns them off.
+   */
+  contentLimits: readonly { limit: number; windowMs: number }[];
 };
 
 export type Reply = { status: number; body?: unknown; headers?: Record<string, string>; raw?: Buffer };

@@ -98,6 +98,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     maxDispatchInputs: 25,
     downloadUrlTtlMs: 60_000,
     ghes: options.ghes ?? false,
+    contentLimits: [
+      { limit: 80, windowMs: 60_000 },
+      { limit: 500, windowMs: 3_600_000 },
+    ],
     ...options.settings,
   };
   const requests: RecordedRequest[] = [];
@@ -110,6 +114,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     settings,
     requests,
     violations,
+    writeTimes: new Map(),
   });
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
