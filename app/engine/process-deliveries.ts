@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { InboxDelivery } from "../store/store.ts";
 import { applyParkedEvents } from "./apply-parked-events.ts";
 import type { EngineDeps } from "./engine-deps.ts";
@@ -31,6 +32,9 @@ export async function processDeliveries(deps: EngineDeps, limit: number): Promis
     // Stopping: the rest stay leased to this worker, whose leases are released on the way out.
     if (deps.stopping?.aborted) break;
     await processOne(deps, delivery);
+    // Let waiting webhooks in: with SQLite (synchronous) a backlog would otherwise be worked off
+    // in microtasks alone, and GitHub's deliveries would wait seconds for their answer.
+    await yieldToEventLoop();
   }
   return claimed.length;
 }

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { applyEvents } from "./apply-events.ts";
 import type { EngineDeps } from "./engine-deps.ts";
 
@@ -9,6 +10,7 @@ export async function runDueTimers(deps: EngineDeps, limit: number): Promise<num
   for (const timer of due) {
     await applyEvents(deps, { key: timer.planKey, events: [{ type: "tick", at: deps.now() }] });
     await deps.store.deleteTimer(timer);
+    await yieldToEventLoop(); // let waiting webhooks in (see processDeliveries)
   }
   return due.length;
 }

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Effect } from "../../src/orchestrator/effects.ts";
 import { EffectError, MAX_EFFECT_ATTEMPTS } from "../github/effect-context.ts";
 import { executeEffect } from "../github/execute-effect.ts";
@@ -24,6 +25,7 @@ export async function runEffects(deps: EngineDeps, limit: number, maxLane?: numb
     // Stopping: the rest stay leased to this worker, whose leases are released on the way out.
     if (deps.stopping?.aborted) break;
     await runOne(deps, item);
+    await yieldToEventLoop(); // let waiting webhooks in (see processDeliveries)
   }
   return claimed.length;
 }

@@ -39,11 +39,30 @@ export type SqliteStoreOptions = {
  * work at once; every write and every claim runs in `BEGIN IMMEDIATE`, so several processes sharing
  * the file serialise their writes and a claimed row is leased to one of them. The calls are
  * synchronous underneath: a process waiting for the write lock blocks for at most the busy timeout.
+ *
+ * Durability: a commit that loom acts on outside the database is synced to disk before it returns
+ * (`synchronous = FULL`): recording a delivery (GitHub gets its answer after it) and claiming
+ * deliveries and effects (GitHub requests follow). Every other commit (state, completions, leases
+ * released) uses `synchronous = NORMAL`, which WAL keeps consistent and which the next synced
+ * commit makes durable too: an OS crash or power loss can only roll back a tail of commits that
+ * nothing outside has seen, and that work is redone from the recorded deliveries and claims (a
+ * re-claimed effect looks before it acts). One fsync per delivery instead of four or more: on a
+ * disk where a sync takes 2 ms, the synchronous calls would otherwise hold the event loop, and
+ * the webhook answers with it, for seconds under a burst.
  */
 export function createSqliteStore(options: SqliteStoreOptions): Store {
   if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
   const db = new DatabaseSync(options.path, { timeout: options.busyTimeoutMs ?? 10_000 });
-  db.exec("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;");
+  db.exec("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;");
+  /** Runs `work` with its commit synced to disk before it returns (see above). */
+  const synced = <T>(work: () => T): T => {
+    db.exec("PRAGMA synchronous = FULL");
+    try {
+      return work();
+    } finally {
+      db.exec("PRAGMA synchronous = NORMAL");
+    }
+  };
   const all = (sql: string, ...params: SQLInputValue[]): Row[] => db.prepare(sql).all(...params);
   const run = (sql: string, ...params: SQLInputValue[]): number =>
     Number(db.prepare(sql).run(...params).changes);
@@ -140,7 +159,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 
     claimEffects(owner, limit, leaseMs, now, maxLane) {
       return Promise.resolve(
-        transact(() => claimSqliteEffects(db, owner, limit, now + leaseMs, now, maxLane)),
+        synced(() => transact(() => claimSqliteEffects(db, owner, limit, now + leaseMs, now, maxLane))),
       );
     },
 
@@ -177,23 +196,27 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     },
 
     recordDelivery(delivery) {
-      const changes = run(
-        `INSERT INTO loom_deliveries (id, name, payload, received_at, available_at, last_error, installation_id, coalesce_key)
+      const changes = synced(() =>
+        run(
+          `INSERT INTO loom_deliveries (id, name, payload, received_at, available_at, last_error, installation_id, coalesce_key)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-        delivery.id,
-        delivery.name,
-        writeJson(delivery.payload),
-        delivery.receivedAt,
-        delivery.availableAt ?? 0,
-        delivery.lastError ?? null,
-        delivery.installationId ?? null,
-        delivery.coalesceKey ?? null,
+          delivery.id,
+          delivery.name,
+          writeJson(delivery.payload),
+          delivery.receivedAt,
+          delivery.availableAt ?? 0,
+          delivery.lastError ?? null,
+          delivery.installationId ?? null,
+          delivery.coalesceKey ?? null,
+        ),
       );
       return Promise.resolve(changes === 1);
     },
 
     claimDeliveries(owner, limit, leaseMs, now) {
-      return Promise.resolve(transact(() => claimSqliteDeliveries(db, owner, limit, now + leaseMs, now)));
+      return Promise.resolve(
+        synced(() => transact(() => claimSqliteDeliveries(db, owner, limit, now + leaseMs, now))),
+      );
     },
 
     hasNewerDelivery(id) {
