@@ -8,6 +8,22 @@ import type { EngineDeps } from "./engine-deps.ts";
 import { readStoredPlan } from "./stored-plan.ts";
 
 /**
+ * Whether a running session's heartbeats are worth reading now: once its silence (since loom last
+ * saw a sign of life) reaches half the heartbeat timeout. A live session is then read before it
+ * could be judged hung, at most every half timeout (2.5 minutes by default) instead of on every
+ * reconcile: the artifact list and the heartbeat's download are the two reads a running stage
+ * costs, so this keeps its cost under one read a minute. A session still spawning has no
+ * heartbeats; its run's own read above sees it start.
+ */
+export function isHeartbeatReadDue(
+  session: { status: string; lastSeenAt: number },
+  settings: { heartbeatTimeoutMs: number },
+  now: number,
+): boolean {
+  return session.status === "running" && now - session.lastSeenAt >= settings.heartbeatTimeoutMs / 2;
+}
+
+/**
  * Level-triggered healing: first the pull requests (closed, pushed to), then for every active
  * plan, re-read each live session's run from GitHub
  * (finished → `run.finished`; running → `run.started` and its newest heartbeat) and end with a
@@ -37,6 +53,7 @@ export async function reconcilePlans(deps: EngineDeps): Promise<void> {
           }
           // On GHES a running run lists no artifacts (v3): nothing to read until it completes.
           if (stored.state.settings.liveHeartbeats === false) continue;
+          if (!isHeartbeatReadDue(session, stored.state.settings, deps.now())) continue;
           const heartbeat = await readLatestHeartbeat(context, runId);
           if (heartbeat?.ok && heartbeat.heartbeat.timestamp > (session.lastHeartbeat?.timestamp ?? 0)) {
             events.push({

@@ -53,6 +53,37 @@ test("a session silent past the heartbeat timeout is cancelled and retried as a 
   h = undefined;
 });
 
+test("a running stage's heartbeats are read once its silence reaches half the heartbeat timeout, not on every reconcile", async () => {
+  let now = Date.UTC(2026, 10, 26, 1, 0, 0);
+  h = await startHarness({ clock: () => now });
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+  const [dispatch] = h.fake.dispatches;
+  assert.ok(dispatch);
+  const harness = h;
+  const listings = () =>
+    harness.gh.requests.filter(
+      (r) => r.method === "GET" && r.path.includes(`/actions/runs/${dispatch.runId}/artifacts`),
+    ).length;
+  now += 60_000;
+  await h.engine.reconcile(); // the run is in progress: the session runs, seen now
+  const started = listings();
+  for (let minute = 1; minute <= 2; minute++) {
+    now += 60_000;
+    await h.engine.reconcile();
+  }
+  assert.equal(
+    listings(),
+    started,
+    "two minutes after it was last seen (the timeout is 5): only its run is read",
+  );
+  now += 60_000;
+  await h.engine.reconcile();
+  assert.equal(listings(), started + 1, "three minutes: past half the timeout, its heartbeats are read");
+  assert.deepEqual(h.fake.cancelled, [], "a session read in time is not judged hung");
+  await h.finish();
+  h = undefined;
+});
+
 test("a push and a close whose webhooks never came are picked up by the reconcile", async () => {
   h = await startHarness();
   await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
