@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parsePlan } from "../src/plan/parse-plan.ts";
 import { formatMs, measure } from "./measure.ts";
+import { record } from "./targets.ts";
 
 const corpus = fileURLToPath(new URL("../test/fixtures/corpus/plans/", import.meta.url));
 
@@ -56,5 +57,7 @@ export function benchParse(): void {
     console.log(
       `| ${name} | ${text.length} | ${stages} | ${formatMs(m.medianMs)} | ${formatMs(m.p90Ms)} | ${m.runs} |`,
     );
+    if (name === "PLAN-generated-500.md")
+      record("parse", { value: formatMs(m.medianMs), pass: m.medianMs <= 50 });
   }
 }

@@ -2,6 +2,7 @@ import { performance } from "node:perf_hooks";
 import type { Effect } from "../src/orchestrator/effects.ts";
 import type { PlanSpec } from "../src/orchestrator/events.ts";
 import { World } from "../test/orchestrator/world.ts";
+import { record } from "./targets.ts";
 
 function layeredPlan(count: number): PlanSpec {
   return {
@@ -28,21 +29,24 @@ function layeredPlan(count: number): PlanSpec {
  * every merge lands) and reports what the app would pay: steps, effects by type per stage, time
  * per step and the size of the state the store writes on every commit.
  */
-export function benchReducer(): void {
+export function benchReducer(options: { quick?: boolean } = {}): void {
   console.log(
-    "| stages | steps | effects/stage | effects by type (per stage) | time/step median | state JSON |",
+    "| stages | steps | effects/stage | effects by type (per stage) | time/step median | state JSON | state written in all |",
   );
-  console.log("|---:|---:|---:|---|---:|---:|");
-  for (const count of [10, 100, 250]) {
+  console.log("|---:|---:|---:|---|---:|---:|---:|");
+  for (const count of options.quick ? [10, 250] : [10, 100, 250]) {
     const counts = new Map<Effect["type"], number>();
     const times: number[] = [];
     let steps = 0;
+    let written = 0;
     const world = new World(layeredPlan(count), {
       seed: 42,
       cooperative: true,
       maxParallel: 8,
-      onStep: (_before, _after, effects) => {
+      onStep: (_before, after, effects) => {
         steps++;
+        // The store writes the whole state JSON on every commit (one commit per step).
+        written += Buffer.byteLength(JSON.stringify(after));
         for (const e of effects) counts.set(e.type, (counts.get(e.type) ?? 0) + 1);
       },
     });
@@ -62,7 +66,13 @@ export function benchReducer(): void {
     const median = times[Math.floor(times.length / 2)] ?? 0;
     const bytes = JSON.stringify(world.state).length;
     console.log(
-      `| ${count} | ${steps} | ${(total / count).toFixed(1)} | ${byType} | ${(median * 1000).toFixed(0)} µs | ${(bytes / 1024).toFixed(0)} KiB |`,
+      `| ${count} | ${steps} | ${(total / count).toFixed(1)} | ${byType} | ${(median * 1000).toFixed(0)} µs | ${(bytes / 1024).toFixed(0)} KiB | ${(written / 1e6).toFixed(0)} MB |`,
     );
+    if (count === 250) {
+      record("store", {
+        value: `${(steps / count).toFixed(1)} / ${(written / 1e6).toFixed(0)} MB (reducer steps, one commit each)`,
+        pass: steps / count <= 20 && written <= 50e6,
+      });
+    }
   }
 }

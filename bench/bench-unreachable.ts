@@ -9,6 +9,7 @@ import { openStore } from "../app/store/open-store.ts";
 import { createAppProcess, type AppProcess } from "../test/e2e/app-process.ts";
 import { pullRequestPayload } from "../test/support/webhook-payloads.ts";
 import { freePort } from "../test/support/free-port.ts";
+import { record } from "./targets.ts";
 
 const SECRET = "bench-unreachable";
 const WORKER = "bench-unreachable";
@@ -29,19 +30,30 @@ export async function benchUnreachable(): Promise<void> {
   );
   console.log("|---|---:|---:|---:|---:|---:|");
   const silent = await startSilentGitHub();
+  const outcomes: Outcome[] = [];
   try {
     for (const [name, url] of [
       ["refuses connections", `http://127.0.0.1:${await freePort()}`],
       ["never answers", silent.url],
     ] as const) {
-      console.log(await measure(name, url, silent));
+      const outcome = await measure(name, url, silent);
+      outcomes.push(outcome);
+      console.log(outcome.line);
     }
   } finally {
     silent.close();
   }
+  const held = Math.max(...outcomes.map((o) => o.heldSeconds));
+  const stop = Math.max(...outcomes.map((o) => o.stopSeconds));
+  record("unreachable", {
+    value: `${held.toFixed(2)} s; ${stop.toFixed(2)} s`,
+    pass: held <= 10 && stop <= 10 && outcomes.every((o) => o.clean),
+  });
 }
 
-async function measure(name: string, githubUrl: string, silent: SilentGitHub): Promise<string> {
+type Outcome = { line: string; heldSeconds: number; stopSeconds: number; clean: boolean };
+
+async function measure(name: string, githubUrl: string, silent: SilentGitHub): Promise<Outcome> {
   const dir = mkdtempSync(join(tmpdir(), "loom-bench-unreachable-"));
   const sqlitePath = join(dir, "loom.sqlite");
   const app = createAppProcess({
@@ -60,8 +72,11 @@ async function measure(name: string, githubUrl: string, silent: SilentGitHub): P
     const parked = () => app.logs.filter((line) => String(line["msg"]).startsWith("delivery failed")).length;
     const sentAt = Date.now();
     for (let n = 1; n <= DELIVERIES; n++) await sendPullOpened(app, n);
-    const held = (await waitFor(() => parked() >= DELIVERIES))
-      ? `${((lastParkedAt(app) - sentAt) / DELIVERIES / 1000).toFixed(2)} s`
+    const heldSeconds = (await waitFor(() => parked() >= DELIVERIES))
+      ? (lastParkedAt(app) - sentAt) / DELIVERIES / 1000
+      : Number.POSITIVE_INFINITY;
+    const held = Number.isFinite(heldSeconds)
+      ? `${heldSeconds.toFixed(2)} s`
       : `> ${WAIT_MS / 1000 / DELIVERIES} s`;
 
     // One more delivery; SIGTERM once its GitHub request is in flight (or at once if refused).
@@ -70,7 +85,7 @@ async function measure(name: string, githubUrl: string, silent: SilentGitHub): P
     if (githubUrl === silent.url) await waitFor(() => silent.requests() > before);
     const t0 = performance.now();
     const exit = await app.stop("SIGTERM", 30_000);
-    const stopSeconds = ((performance.now() - t0) / 1000).toFixed(2);
+    const stopSeconds = (performance.now() - t0) / 1000;
     const store = await openStore({ sqlitePath });
     try {
       const leases = await store.releaseLeases(WORKER);
@@ -79,7 +94,12 @@ async function measure(name: string, githubUrl: string, silent: SilentGitHub): P
         const delivery = await store.getDelivery(`bench-${n}`);
         if (delivery !== null && delivery.completedAt === null) kept++;
       }
-      return `| ${name} | ${held} | ${stopSeconds} s | ${exit.code ?? exit.signal} | ${leases} | ${kept} of ${DELIVERIES + 1} |`;
+      return {
+        line: `| ${name} | ${held} | ${stopSeconds.toFixed(2)} s | ${exit.code ?? exit.signal} | ${leases} | ${kept} of ${DELIVERIES + 1} |`,
+        heldSeconds,
+        stopSeconds,
+        clean: exit.code === 0 && leases === 0 && kept === DELIVERIES + 1,
+      };
     } finally {
       await store.close();
     }
