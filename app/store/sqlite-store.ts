@@ -22,7 +22,7 @@ import {
   readPlanRecord,
   writeJson,
 } from "./store-rows.ts";
-import type { Store } from "./store.ts";
+import type { DeliveryInput, Store } from "./store.ts";
 import { formatPlanKey } from "./store.ts";
 
 export type SqliteStoreOptions = {
@@ -67,6 +67,45 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const run = (sql: string, ...params: SQLInputValue[]): number =>
     Number(db.prepare(sql).run(...params).changes);
   const transact = <T>(work: () => T): T => runImmediate(db, work);
+
+  /*
+   * Group commit: the deliveries that arrive while the process is busy are recorded together, in one
+   * synced transaction, on the next turn of the event loop (one fsync for a burst, not one each).
+   * Each caller still gets its answer only once its delivery is on disk.
+   */
+  let recording: {
+    delivery: DeliveryInput;
+    resolve: (fresh: boolean) => void;
+    reject: (error: unknown) => void;
+  }[] = [];
+  const recordWaiting = (): void => {
+    const batch = recording;
+    recording = [];
+    try {
+      const fresh = synced(() =>
+        transact(() =>
+          batch.map(
+            ({ delivery }) =>
+              run(
+                `INSERT INTO loom_deliveries (id, name, payload, received_at, available_at, last_error, installation_id, coalesce_key)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+                delivery.id,
+                delivery.name,
+                writeJson(delivery.payload),
+                delivery.receivedAt,
+                delivery.availableAt ?? 0,
+                delivery.lastError ?? null,
+                delivery.installationId ?? null,
+                delivery.coalesceKey ?? null,
+              ) === 1,
+          ),
+        ),
+      );
+      batch.forEach(({ resolve }, index) => resolve(fresh[index] === true));
+    } catch (error) {
+      for (const { reject } of batch) reject(error);
+    }
+  };
 
   return {
     kind: "sqlite",
@@ -196,21 +235,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     },
 
     recordDelivery(delivery) {
-      const changes = synced(() =>
-        run(
-          `INSERT INTO loom_deliveries (id, name, payload, received_at, available_at, last_error, installation_id, coalesce_key)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-          delivery.id,
-          delivery.name,
-          writeJson(delivery.payload),
-          delivery.receivedAt,
-          delivery.availableAt ?? 0,
-          delivery.lastError ?? null,
-          delivery.installationId ?? null,
-          delivery.coalesceKey ?? null,
-        ),
-      );
-      return Promise.resolve(changes === 1);
+      return new Promise<boolean>((resolve, reject) => {
+        recording.push({ delivery, resolve, reject });
+        if (recording.length === 1) setImmediate(recordWaiting);
+      });
     },
 
     claimDeliveries(owner, limit, leaseMs, now) {

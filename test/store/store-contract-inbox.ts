@@ -41,6 +41,26 @@ export function describeInboxContract(open: (t: TestContext) => Promise<Store>):
       ]);
     });
 
+    it("records a burst of deliveries arriving at once, each told whether it was new", async (t) => {
+      const store = await open(t);
+      const ids = ["b1", "b2", "b1", "b3", "b2"];
+      const fresh = await Promise.all(
+        ids.map((id, n) =>
+          store.recordDelivery({ id, name: "issue_comment", payload: { n }, receivedAt: n }),
+        ),
+      );
+      assert.deepEqual(fresh, [true, true, false, true, false]);
+      const claimed = await store.claimDeliveries("w", 10, 1000, 10);
+      assert.deepEqual(
+        claimed.map((d) => [d.id, d.payload]),
+        [
+          ["b1", { n: 0 }],
+          ["b2", { n: 1 }],
+          ["b3", { n: 3 }],
+        ],
+      );
+    });
+
     it("parks a failed delivery until its next attempt with its error, while later ones flow", async (t) => {
       const store = await open(t);
       for (const id of ["d1", "d2"])
