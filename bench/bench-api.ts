@@ -1,6 +1,6 @@
-import { performance } from "node:perf_hooks";
 import type { RecordedRequest } from "../test/emulator/handle-request.ts";
 import { BOT, startE2E } from "../test/e2e/harness.ts";
+import { runPlanToGreen } from "./run-plan-to-green.ts";
 import { planText, scriptStages, writeFiles } from "../test/e2e/model-script.ts";
 import { CLASH_PLAN, DIAMOND_PLAN, type SamplePlan } from "../test/e2e/sample-plans.ts";
 import { chainPlan } from "./bench-hop.ts";
@@ -98,17 +98,7 @@ export async function benchApi(options: { quick?: boolean } = {}): Promise<void>
 async function measurePlan(plan: SamplePlan, stages: number, pacing: boolean): Promise<Cost> {
   const e2e = await startE2E({ script: plan.script, pacing });
   try {
-    const t0 = performance.now();
-    const pull = await e2e.openPlan({ files: { [plan.path]: plan.text } });
-    await e2e.waitFor(
-      "the plan check run to succeed",
-      async () =>
-        (await e2e.checkRuns(pull)).find(
-          (r) => r.name === `loom: ${plan.id}` && r.status === "completed" && r.conclusion === "success",
-        ),
-      900_000,
-    );
-    const seconds = (performance.now() - t0) / 1000;
+    const { seconds } = await runPlanToGreen(e2e, plan, 900_000);
     const app = e2e.emulator.requests.filter((r: RecordedRequest) => r.login === BOT);
     const writes = app.filter((r) => r.method !== "GET" && r.method !== "HEAD").length;
     const notModified = app.filter((r) => r.status === 304).length;

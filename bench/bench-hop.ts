@@ -1,7 +1,7 @@
-import { performance } from "node:perf_hooks";
 import type { RecordedRequest } from "../test/emulator/handle-request.ts";
 import { dispatchesOf, mergesOf } from "../test/e2e/e2e-requests.ts";
 import { BOT, startE2E } from "../test/e2e/harness.ts";
+import { runPlanToGreen } from "./run-plan-to-green.ts";
 import { planText, scriptStages, writeFiles } from "../test/e2e/model-script.ts";
 import { DIAMOND_PLAN, type SamplePlan } from "../test/e2e/sample-plans.ts";
 import { record } from "./targets.ts";
@@ -80,21 +80,8 @@ export async function collectHops(
     const e2e = await startE2E({ script: plan.script });
     try {
       e2e.emulator.faults.route({ path: /./, type: "latency", ms: LATENCY_MS, times: Infinity });
-      const t0 = performance.now();
-      const pull = await e2e.openPlan({ files: { [plan.path]: plan.text } });
-      await e2e.waitFor(
-        "the plan check run to succeed",
-        async () =>
-          (await e2e.checkRuns(pull)).find(
-            (r) => r.name === `loom: ${plan.id}` && r.status === "completed" && r.conclusion === "success",
-          ),
-        300_000,
-      );
-      results.push({
-        plan: plan.id,
-        hops: measureHops(plan, e2e.emulator.requests),
-        seconds: (performance.now() - t0) / 1000,
-      });
+      const { seconds } = await runPlanToGreen(e2e, plan, 300_000);
+      results.push({ plan: plan.id, hops: measureHops(plan, e2e.emulator.requests), seconds });
     } finally {
       await e2e.close();
     }

@@ -1,9 +1,9 @@
-import { performance } from "node:perf_hooks";
 import { startE2E } from "../test/e2e/harness.ts";
 import { inSequence, scriptStages, stayBusy, writeFiles } from "../test/e2e/model-script.ts";
 import type { SamplePlan } from "../test/e2e/sample-plans.ts";
 import { DIAMOND_PLAN } from "../test/e2e/sample-plans.ts";
 import { chainPlan, dependenciesOf } from "./bench-hop.ts";
+import { runPlanToGreen } from "./run-plan-to-green.ts";
 import { record } from "./targets.ts";
 
 /** How long each scripted session works (one Bash `sleep`) before writing its file. */
@@ -53,17 +53,7 @@ export async function benchMakespan(): Promise<void> {
     const plan = withLongSessions(base);
     const e2e = await startE2E({ script: plan.script, jobTimeoutMs: 600_000 });
     try {
-      const t0 = performance.now();
-      const pull = await e2e.openPlan({ files: { [plan.path]: plan.text } });
-      await e2e.waitFor(
-        "the plan check run to succeed",
-        async () =>
-          (await e2e.checkRuns(pull)).find(
-            (r) => r.name === `loom: ${plan.id}` && r.status === "completed" && r.conclusion === "success",
-          ),
-        900_000,
-      );
-      const makespan = performance.now() - t0;
+      const makespan = (await runPlanToGreen(e2e, plan, 900_000)).seconds * 1000;
       const runMs = new Map<string, number>();
       for (const run of e2e.emulator.state.runs) {
         const stage = run.inputs["stage_id"];
