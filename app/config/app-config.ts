@@ -24,7 +24,7 @@ export const AppConfig = z.object({
   workerId: z.string().min(1).nullable(),
   /**
    * loom's client-side pacing (`paced-octokit.ts`): writes within GitHub's secondary limits (80 a
-   * minute, 500 an hour per installation), waiting out a secondary rate limit's `retry-after`. Off
+   * minute per installation), waiting out a secondary rate limit's `retry-after`. Off
    * only where GitHub limits nothing, e.g. GitHub Enterprise Server with rate limiting disabled
    * (its default).
    */

@@ -29,7 +29,7 @@ export type PacedOctokitOptions = {
 /**
  * Probot's Octokit with loom's pacing (`LOOM_GITHUB_THROTTLE=on`, the default): writes go through a
  * sliding-window limiter that follows GitHub's documented secondary limits per installation (80
- * content-creating requests a minute, 500 an hour) instead of `@octokit/plugin-throttling`'s fixed
+ * content-creating requests a minute) instead of `@octokit/plugin-throttling`'s fixed
  * spacing (one write a second, one comment every three seconds). A burst (a merge, then the
  * dependents' dispatches) goes out at once; sustained load stays inside the limits. When GitHub
  * still answers a secondary rate limit, the installation's writes pause for its `retry-after` and

@@ -38,11 +38,11 @@ async function grantTimes(count: number, limits: readonly WindowLimit[], spacing
 }
 
 describe("GitHub write limiter (LOOM_GITHUB_THROTTLE=on)", () => {
-  it("never lets more than 80 writes into any 60 s window, nor more than 500 into any hour", async () => {
+  it("never lets more than 80 writes into any 60 s window", async () => {
     const times = await grantTimes(1_200, GITHUB_WRITE_LIMITS);
     // A second of margin: GitHub sees each write a little after loom sends it.
     assert.equal(busiestWindow(times, 61_000), 80);
-    assert.equal(busiestWindow(times, 3_601_000), 500);
+    assert.ok(busiestWindow(times, 60_000) <= 80);
   });
 
   it("lets a burst of 80 go at once and the 81st go as soon as the first leaves the window", async () => {
@@ -54,6 +54,15 @@ describe("GitHub write limiter (LOOM_GITHUB_THROTTLE=on)", () => {
   it("does not slow writes that stay under the limits (one a second is never held)", async () => {
     const times = await grantTimes(70, GITHUB_WRITE_LIMITS, 1_000);
     for (let i = 1; i < times.length; i++) assert.equal(times[i]! - times[i - 1]!, 1_000);
+  });
+
+  it("keeps every window it is given: a burst of 3 a second and 5 in 10 s", async () => {
+    const times = await grantTimes(40, [
+      { limit: 3, windowMs: 1_000 },
+      { limit: 5, windowMs: 10_000 },
+    ]);
+    assert.equal(busiestWindow(times, 1_000), 3);
+    assert.equal(busiestWindow(times, 10_000), 5);
   });
 
   it("waits exactly until the oldest write it must outlive has left each window", () => {
