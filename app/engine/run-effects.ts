@@ -1,11 +1,11 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Effect } from "../../src/orchestrator/effects.ts";
-import { EffectError, MAX_EFFECT_ATTEMPTS } from "../github/effect-context.ts";
 import { executeEffect } from "../github/execute-effect.ts";
 import { recordEffectDone } from "../metrics/record-effect-done.ts";
 import type { OutboxEffect } from "../store/store.ts";
 import { applyEvents } from "./apply-events.ts";
 import { buildRepoContext, withState } from "./build-repo-context.ts";
+import { effectRetryAt } from "./effect-retry-at.ts";
 import type { EngineDeps } from "./engine-deps.ts";
 import { readStoredPlan } from "./stored-plan.ts";
 
@@ -51,10 +51,9 @@ async function runOne(deps: EngineDeps, item: OutboxEffect): Promise<void> {
       log.info({ err: error }, "effect interrupted by shutdown; it is handed on with this worker's leases");
       return;
     }
-    const retryable = !(error instanceof EffectError) || error.retryable;
     const message = error instanceof Error ? error.message : String(error);
-    const again = retryable && item.attempts < MAX_EFFECT_ATTEMPTS;
-    const retryAt = again ? deps.now() + Math.min(300_000, 5_000 * 2 ** (item.attempts - 1)) : null;
+    const retryAt = effectRetryAt(error, item.attempts, deps.now());
+    const again = retryAt !== null;
     log.error(
       { err: error, attempts: item.attempts, retryAt },
       again ? "effect failed; retrying later" : "effect given up",

@@ -1,6 +1,7 @@
 import { ProbotOctokit } from "probot";
 import {
   createWriteLimiter,
+  MAX_WRITE_WAIT_MS,
   memoryWindowStore,
   redisWindowStore,
   type RedisEval,
@@ -71,6 +72,8 @@ export function pacedOctokit(options: PacedOctokitOptions = {}): typeof ProbotOc
         ...throttle,
         write,
         notifications,
+        // Retried in the request only when the wait fits in it; otherwise the request fails and the
+        // installation's next writes throw `WriteLimitWaitError` until the pause is over.
         onSecondaryRateLimit: async (
           retryAfter: number,
           _request: unknown,
@@ -78,7 +81,7 @@ export function pacedOctokit(options: PacedOctokitOptions = {}): typeof ProbotOc
           retryCount: number,
         ) => {
           await limiter.pause(id, retryAfter * 1000);
-          return retryCount < SECONDARY_LIMIT_RETRIES;
+          return retryCount < SECONDARY_LIMIT_RETRIES && retryAfter * 1000 <= MAX_WRITE_WAIT_MS;
         },
       },
     };

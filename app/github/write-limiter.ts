@@ -128,6 +128,31 @@ export function redisWindowStore(redis: RedisEval, prefix = "loom:github-writes"
   };
 }
 
+/**
+ * A write would have to wait longer than a worker may hold its work (GitHub paused the
+ * installation with a long `retry-after`): the work is handed back to run at `retryAt`.
+ */
+export class WriteLimitWaitError extends Error {
+  override name = "WriteLimitWaitError";
+  readonly waitMs: number;
+  constructor(waitMs: number) {
+    super(
+      `GitHub's write limit for this installation is reached; the next write may go in ${Math.ceil(waitMs / 1000)} s`,
+    );
+    this.waitMs = waitMs;
+  }
+}
+
+/** The `WriteLimitWaitError` behind `error` (itself or a cause), or null. */
+export function findWriteLimitWait(error: unknown): WriteLimitWaitError | null {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
+    if (e instanceof WriteLimitWaitError) return e;
+  return null;
+}
+
+/** The longest a write waits for its slot in the request; longer waits throw `WriteLimitWaitError`. */
+export const MAX_WRITE_WAIT_MS = 62_000;
+
 export type WriteLimiter = {
   /** Resolves when one more write for `key` fits every window; rejects when `signal` aborts. */
   acquire(key: string, signal?: AbortSignal): Promise<void>;
@@ -143,14 +168,18 @@ export type WriteLimiter = {
 export function createWriteLimiter(
   store: WindowStore,
   limits: readonly WindowLimit[] = GITHUB_WRITE_LIMITS,
+  maxWaitMs = MAX_WRITE_WAIT_MS,
 ): WriteLimiter {
   return {
     async acquire(key, signal) {
+      let waited = 0;
       for (;;) {
         signal?.throwIfAborted();
         const wait = await store.reserve(key, limits);
         if (wait <= 0) return;
+        if (waited + wait > maxWaitMs) throw new WriteLimitWaitError(wait);
         await sleep(wait, undefined, signal === undefined ? {} : { signal });
+        waited += wait;
       }
     },
     pause: (key, ms) => store.pause(key, ms),

@@ -7,6 +7,7 @@ import {
   memoryWindowStore,
   redisWindowStore,
   waitForSlot,
+  WriteLimitWaitError,
   type WindowLimit,
 } from "../../app/github/write-limiter.ts";
 import { findRedisSkipReason, TEST_REDIS_URL } from "../support/test-redis.ts";
@@ -95,6 +96,19 @@ describe("GitHub write limiter (LOOM_GITHUB_THROTTLE=on)", () => {
     assert.equal(await store.reserve("2", GITHUB_WRITE_LIMITS), 0);
     clock = 30_000;
     assert.equal(await store.reserve("1", GITHUB_WRITE_LIMITS), 0);
+  });
+
+  it("refuses a wait longer than a worker may hold its work, granting nothing, so the work is handed back", async () => {
+    const store = memoryWindowStore();
+    const limiter = createWriteLimiter(store, GITHUB_WRITE_LIMITS, 62_000);
+    await limiter.pause("1", 600_000);
+    await assert.rejects(limiter.acquire("1"), (error: unknown) => {
+      assert.ok(error instanceof WriteLimitWaitError);
+      assert.ok(error.waitMs > 590_000 && error.waitMs <= 600_000);
+      assert.match(error.message, /write limit .* next write may go in 600 s/);
+      return true;
+    });
+    await limiter.acquire("2");
   });
 
   it("gives up a wait when loom stops, so the work stays leased for the next worker", async () => {
