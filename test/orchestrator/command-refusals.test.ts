@@ -93,3 +93,83 @@ test("skipping or blocking a running stage cancels its run and says who did it",
     /^skipped by @octocat: dependents count it as done/,
   );
 });
+
+test("a command that did what it asked is answered with a bare 👍", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", []],
+      ["c", []],
+    ]),
+  );
+  story.send({ type: "run.dispatched", stageId: "c", attempt: 1, runId: 9 });
+  const answers: [string, string | null][] = [];
+  for (const [command, stageId] of [
+    ["skip", "a"],
+    ["block", "b"],
+    ["cancel", "c"],
+  ] as const) {
+    story.command(command, stageId);
+    answers.push(...story.of("reply").map((r): [string, string | null] => [r.reaction, r.body]));
+  }
+  assert.deepEqual(answers, [
+    ["+1", null],
+    ["+1", null],
+    ["+1", null],
+  ]);
+  assert.equal(story.stage("c").sessions[0]?.detail, "cancelled by @octocat");
+  assert.equal(story.stage("c").notes.at(-1)?.text, "cancelled by @octocat; `/loom retry c` to run again");
+  story.command("cancel", "b");
+  assert.equal(story.of("reply")[0]?.body, "loom could not cancel `b`: `b` has no running session");
+  assert.equal(story.stage("b").blockedBy, "command");
+});
+
+test("/loom retry of a merge refused for a reason merges again, answered with a 👍 and noted", () => {
+  const story = new Story(makePlan([["a", []]]));
+  story.run("a", "completed");
+  story.merge("a", "error");
+  story.command("retry", "a");
+  assert.deepEqual(
+    story.of("reply").map((r) => [r.reaction, r.body]),
+    [["+1", null]],
+  );
+  assert.equal(story.of("mergeBranch").length, 1);
+  assert.ok(story.stage("a").notes.some((n) => n.text === "retry requested by @octocat"));
+});
+
+test("/loom unblock puts a stage whose dependencies are merged straight back in line", () => {
+  const story = new Story(makePlan([["a", []]]));
+  story.command("block", "a");
+  story.command("unblock", "a");
+  assert.deepEqual(
+    story
+      .stage("a")
+      .notes.slice(-2)
+      .map((n) => n.text),
+    ["unblocked by @octocat", "attempt 2: stage session dispatched"],
+  );
+});
+
+test("re-running the check suite takes up stages whose retries ran out and stages waiting for a retry", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", []],
+    ]),
+    { settings: { maxAttempts: 1 } },
+  );
+  story.run("a", "crashed");
+  assert.equal(story.stage("a").blockedBy, "retries");
+  const waiting = new Story(makePlan([["a", []]]));
+  waiting.run("a", "crashed");
+  for (const s of [story, waiting]) {
+    s.send({
+      type: "command.received",
+      command: "retry",
+      sender: "octocat",
+      source: { kind: "check-suite-rerequest", checkSuiteId: 1 },
+    });
+    assert.equal(s.of("reply")[0]?.reaction, "+1");
+    assert.deepEqual(s.dispatched(), ["a"]);
+  }
+});
