@@ -75,3 +75,36 @@ test("a stage's check run is written when its retry time or its removal change",
   story.send({ type: "plan.changed", plan: makePlan([["b", []]]) });
   assert.deepEqual(synced(story), ["b", "a", null], "a is removed, b may start");
 });
+
+test("events that neither move the head nor change the overview write no plan check run and no comment", () => {
+  const story = new Story(trio, { settings: { maxParallel: 1 } });
+  const heartbeat = { timestamp: 1, contextPercent: 1, lastTool: null, activity: null, turns: 1, costUsd: 0 };
+  const quiet: Parameters<Story["send"]>[0][] = [
+    { type: "run.dispatched", stageId: "a", attempt: 1, runId: 1 },
+    { type: "run.started", stageId: "a", attempt: 1, runId: 1 },
+    { type: "heartbeat.seen", stageId: "a", attempt: 1, heartbeat },
+    { type: "tick" },
+    { type: "checkRun.created", stageId: "a", headSha: story.state.pr.headSha, checkRunId: 5 },
+    { type: "label.ensured", name: "loom:hold" },
+    { type: "labels.changed", labels: ["bug"] },
+    { type: "planFile.renameFailed", reason: "protected" },
+    { type: "merge.lost", stageId: "a", headSha: story.state.pr.headSha, sha: "x" },
+    { type: "target.synced", sha: "x", outcome: "synced", detail: "" },
+    {
+      type: "command.refused",
+      sender: "mallory",
+      source: { kind: "comment", commentId: 1 },
+      reason: "no write access",
+    },
+  ];
+  for (const event of quiet) {
+    story.send(event);
+    assert.deepEqual(
+      story.effects.filter(
+        (e) => e.type === "syncStatusComment" || (e.type === "syncCheckRun" && e.stageId === null),
+      ),
+      [],
+      event.type,
+    );
+  }
+});
