@@ -15,6 +15,18 @@ function residentMb(pid: number): number {
   return Number(kb) / 1024;
 }
 
+/** The V8 heap in use and reserved, and memory outside it, from the App's own `/metrics`, in MB. */
+async function heapMb(webhookUrl: string): Promise<{ used: number; total: number; external: number }> {
+  const text = await (await fetch(new URL("/metrics", webhookUrl))).text();
+  const read = (name: string) =>
+    Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN) / 1024 / 1024;
+  return {
+    used: read("nodejs_heap_size_used_bytes"),
+    total: read("nodejs_heap_size_total_bytes"),
+    external: read("nodejs_external_memory_bytes"),
+  };
+}
+
 /**
  * The real App (`node app/main.ts`, SQLite) with 100 pull requests, each a 20-stage plan running
  * its first four stages (no runner takes the runs, so every plan stays active): the App's resident
@@ -39,10 +51,13 @@ export async function benchRss(): Promise<void> {
     const active = residentMb(pid);
     await new Promise((resolve) => setTimeout(resolve, 60_000));
     const later = residentMb(pid);
-    console.log("| plans × stages | App RSS idle | all dispatched | a minute later (reconciles) |");
-    console.log("|---|---:|---:|---:|");
+    const heap = await heapMb(e2e.appProcess?.webhookUrl ?? "");
     console.log(
-      `| ${PLANS} × 20 | ${idle.toFixed(0)} MB | ${active.toFixed(0)} MB | ${later.toFixed(0)} MB |`,
+      "| plans × stages | App RSS idle | all dispatched | a minute later (reconciles) | V8 heap used / reserved | outside the heap |",
+    );
+    console.log("|---|---:|---:|---:|---:|---:|");
+    console.log(
+      `| ${PLANS} × 20 | ${idle.toFixed(0)} MB | ${active.toFixed(0)} MB | ${later.toFixed(0)} MB | ${heap.used.toFixed(0)} / ${heap.total.toFixed(0)} MB | ${heap.external.toFixed(0)} MB |`,
     );
     const most = Math.max(active, later);
     record("rss", { value: `${most.toFixed(0)} MB`, pass: most <= 256 });
