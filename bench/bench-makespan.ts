@@ -1,5 +1,5 @@
 import { startE2E } from "../test/e2e/harness.ts";
-import { inSequence, scriptStages, stayBusy, writeFiles } from "../test/e2e/model-script.ts";
+import { stayBusy } from "../test/e2e/model-script.ts";
 import type { SamplePlan } from "../test/e2e/sample-plans.ts";
 import { DIAMOND_PLAN } from "../test/e2e/sample-plans.ts";
 import { chainPlan, dependenciesOf } from "./bench-hop.ts";
@@ -9,19 +9,15 @@ import { record } from "./targets.ts";
 /** How long each scripted session works (one Bash `sleep`) before writing its file. */
 const SESSION_SECONDS = 30;
 
-/** The same plan whose every session first stays busy for `SESSION_SECONDS`. */
+/** The same plan whose every session first stays busy for `SESSION_SECONDS`, then does its own work. */
 function withLongSessions(plan: SamplePlan): SamplePlan {
-  const stages = [...dependenciesOf(plan.text).keys()];
+  const busy = stayBusy(SESSION_SECONDS);
   return {
     ...plan,
-    script: scriptStages(
-      Object.fromEntries(
-        stages.map((id) => [
-          id,
-          inSequence(stayBusy(SESSION_SECONDS), writeFiles({ [`${id}.txt`]: `${id}\n` })),
-        ]),
-      ),
-    ),
+    script: async (job) => {
+      const own = await plan.script(job);
+      return { ...own, turns: [...busy(job).slice(0, -1), ...own.turns] };
+    },
   };
 }
 
