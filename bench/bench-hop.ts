@@ -1,4 +1,5 @@
 import type { RecordedRequest } from "../test/emulator/handle-request.ts";
+import { parsePlan } from "../src/plan/parse-plan.ts";
 import { dispatchesOf, mergesOf } from "../test/e2e/e2e-requests.ts";
 import { BOT, startE2E } from "../test/e2e/harness.ts";
 import { runPlanToGreen } from "./run-plan-to-green.ts";
@@ -28,21 +29,11 @@ export function chainPlan(count: number): SamplePlan {
   };
 }
 
-/** The dependencies of each stage of a plan's YAML block (`- id:` … `dependencies: [..]`). */
-export function dependenciesOf(text: string): Map<string, string[]> {
-  const result = new Map<string, string[]>();
-  let current: string | null = null;
-  for (const line of text.split("\n")) {
-    const id = /^\s*- id: (\S+)/.exec(line)?.[1];
-    if (id !== undefined) result.set((current = id), []);
-    const deps = /^\s+dependencies: \[(.*)\]/.exec(line)?.[1];
-    if (deps !== undefined && current !== null)
-      result.set(
-        current,
-        deps.split(",").map((d) => d.trim()),
-      );
-  }
-  return result;
+/** The dependencies of each stage, as loom reads the plan (`parsePlan`). */
+export function dependenciesOf(plan: SamplePlan): Map<string, string[]> {
+  const parsed = parsePlan(plan.path, plan.text);
+  if (!parsed.ok) throw new Error(`${plan.path} does not parse: ${parsed.errors[0]?.message ?? ""}`);
+  return new Map(parsed.plan.stages.map((stage) => [stage.id, stage.dependencies]));
 }
 
 export type Hop = { stage: string; ms: number };
@@ -57,7 +48,7 @@ export function measureHops(plan: SamplePlan, requests: readonly RecordedRequest
   const dispatches = dispatchesOf(app);
   const branchOf = (stage: string) => `loom/pr-1/${plan.id}/${stage}`;
   const hops: Hop[] = [];
-  for (const [stage, deps] of dependenciesOf(plan.text)) {
+  for (const [stage, deps] of dependenciesOf(plan)) {
     const dispatch = dispatches.find((d) => d.stageId === stage);
     const merged = deps.map((d) => merges.find((m) => m.head === branchOf(d))?.at);
     if (deps.length === 0 || dispatch === undefined || merged.some((at) => at === undefined)) continue;

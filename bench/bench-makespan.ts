@@ -23,7 +23,7 @@ function withLongSessions(plan: SamplePlan): SamplePlan {
 
 /** The longest path through the plan, each stage weighted by how long its run took. */
 function criticalPathMs(plan: SamplePlan, runMs: Map<string, number>): number {
-  const deps = dependenciesOf(plan.text);
+  const deps = dependenciesOf(plan);
   const memo = new Map<string, number>();
   const finish = (id: string): number => {
     const known = memo.get(id);

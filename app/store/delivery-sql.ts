@@ -3,6 +3,9 @@
  * SQLite, `$n` for PostgreSQL).
  */
 
+import { writeJson } from "./store-rows.ts";
+import type { DeliveryInput } from "./store.ts";
+
 type Placeholder = (n: number) => string;
 
 /**
@@ -23,6 +26,26 @@ export function selectNewerDelivery(p: Placeholder): string {
           JOIN loom_deliveries n ON n.coalesce_key = d.coalesce_key AND n.seq > d.seq
           WHERE d.id = ${p(1)} AND (n.completed_at IS NULL OR n.error IS NULL)
           LIMIT 1`;
+}
+
+/** Records a delivery (`deliveryValues` in order); a recorded id is left as it is. */
+export function insertDelivery(p: Placeholder): string {
+  return `INSERT INTO loom_deliveries (id, name, payload, received_at, available_at, last_error, installation_id, coalesce_key)
+          VALUES (${[1, 2, 3, 4, 5, 6, 7, 8].map(p).join(", ")}) ON CONFLICT (id) DO NOTHING`;
+}
+
+/** The values `insertDelivery` takes, in order. */
+export function deliveryValues(delivery: DeliveryInput): (string | number | null)[] {
+  return [
+    delivery.id,
+    delivery.name,
+    writeJson(delivery.payload),
+    delivery.receivedAt,
+    delivery.availableAt ?? 0,
+    delivery.lastError ?? null,
+    delivery.installationId ?? null,
+    delivery.coalesceKey ?? null,
+  ];
 }
 
 export const sqlitePlaceholder: Placeholder = (n) => `?${n}`;

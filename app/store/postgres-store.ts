@@ -10,7 +10,7 @@ import {
   claimPostgresTimers,
   releasePostgresLeases,
 } from "./postgres-claims.ts";
-import { postgresPlaceholder, selectNewerDelivery } from "./delivery-sql.ts";
+import { deliveryValues, insertDelivery, postgresPlaceholder, selectNewerDelivery } from "./delivery-sql.ts";
 import type { Row } from "./store-rows.ts";
 import {
   formatPullKey,
@@ -180,20 +180,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     },
 
     async recordDelivery(delivery) {
-      const r = await pool.query(
-        `INSERT INTO loom_deliveries (id, name, payload, received_at, available_at, last_error, installation_id, coalesce_key)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
-        [
-          delivery.id,
-          delivery.name,
-          writeJson(delivery.payload),
-          delivery.receivedAt,
-          delivery.availableAt ?? 0,
-          delivery.lastError ?? null,
-          delivery.installationId ?? null,
-          delivery.coalesceKey ?? null,
-        ],
-      );
+      const r = await pool.query(insertDelivery(postgresPlaceholder), deliveryValues(delivery));
       return r.rowCount === 1;
     },
 

@@ -12,7 +12,7 @@ import {
   claimSqliteTimers,
   releaseSqliteLeases,
 } from "./sqlite-claims.ts";
-import { sqlitePlaceholder, selectNewerDelivery } from "./delivery-sql.ts";
+import { deliveryValues, insertDelivery, sqlitePlaceholder, selectNewerDelivery } from "./delivery-sql.ts";
 import type { Row } from "./store-rows.ts";
 import {
   formatPullKey,
@@ -85,19 +85,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       const fresh = synced(() =>
         transact(() =>
           batch.map(
-            ({ delivery }) =>
-              run(
-                `INSERT INTO loom_deliveries (id, name, payload, received_at, available_at, last_error, installation_id, coalesce_key)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-                delivery.id,
-                delivery.name,
-                writeJson(delivery.payload),
-                delivery.receivedAt,
-                delivery.availableAt ?? 0,
-                delivery.lastError ?? null,
-                delivery.installationId ?? null,
-                delivery.coalesceKey ?? null,
-              ) === 1,
+            ({ delivery }) => run(insertDelivery(sqlitePlaceholder), ...deliveryValues(delivery)) === 1,
           ),
         ),
       );

@@ -1,22 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { SessionReport } from "../../src/orchestrator/session-report.ts";
+import { costReport } from "./cost-report.ts";
 import { KEY, Story, makePlan } from "./story.ts";
 
-const cost = (usd: number): SessionReport => ({
-  usage: {
-    turns: 1,
-    inputTokens: 1,
-    outputTokens: 1,
-    cacheReadTokens: 0,
-    cacheCreationTokens: 0,
-    costUsd: usd,
-    durationMs: 1,
-  },
-  checks: [],
-  deviations: [],
-  learningsAdded: 0,
-});
+const cost = costReport;
 
 /** Stage `id` runs, completes having cost `usd` and merges. */
 function passWithCost(story: Story, id: string, usd: number): void {

@@ -6,23 +6,10 @@ import {
   forecastSpend,
   getAverageStageCost,
 } from "../../src/orchestrator/forecast-spend.ts";
-import type { SessionReport } from "../../src/orchestrator/session-report.ts";
+import { costReport } from "./cost-report.ts";
 import { makeSession, makePlanState } from "../status/make-plan-state.ts";
 
-const cost = (usd: number): SessionReport => ({
-  usage: {
-    turns: 1,
-    inputTokens: 1,
-    outputTokens: 1,
-    cacheReadTokens: 0,
-    cacheCreationTokens: 0,
-    costUsd: usd,
-    durationMs: 1,
-  },
-  checks: [],
-  deviations: [],
-  learningsAdded: 0,
-});
+const cost = costReport;
 
 // a → b → d, a → c → d, d → e: the chain from b is b, d, e.
 const stages = [
