@@ -28,7 +28,8 @@ function mutateFolder(folder: string, tests: readonly string[]): MutantReport {
     tap: { testFiles: tests, nodeArgs: ["--test-reporter=tap"] },
     mutate: [`${folder}/**/*.ts`],
     coverageAnalysis: "perTest",
-    concurrency: 2,
+    // Both cores by default; LOOM_MUTATE_CONCURRENCY=1 leaves one to other work.
+    concurrency: Number(process.env.LOOM_MUTATE_CONCURRENCY ?? 2),
     incremental: true,
     incrementalFile: `reports/mutation/${name}.incremental.json`,
     reporters: ["clear-text", "json", "progress-append-only"],
