@@ -219,7 +219,7 @@ async function publishMode(env: Env): Promise<void> {
   const githubToken = core.getInput("github_token");
   const knownSecrets = [githubToken, env.ACTIONS_RUNTIME_TOKEN ?? ""].filter((value) => value !== "");
   maskInLog(knownSecrets);
-  const parsed = PublishInputs.safeParse(readInputs(["plan_path", "plan_id", "stage_id", "branch"]));
+  const parsed = PublishInputs.safeParse(readInputs(["plan_path", "plan_id", "stage_id", "branch", "base"]));
   if (!parsed.success) return core.setFailed(`loom: invalid inputs:\n${z.prettifyError(parsed.error)}`);
   const inputs = parsed.data;
   const tempDir = path.join(env.RUNNER_TEMP ?? tmpdir(), `loom-publish-${inputs.stage_id}`);

@@ -26,13 +26,13 @@ export async function readBranchHead(
 }
 
 /**
- * Creates the stage branch at the merge point's current head. An existing stage branch (an earlier
- * claim that crashed after creating it, or a concurrent one) is kept as it is: GitHub answers 422
- * "Reference already exists" and the branch is there. Only a claim after a failed one looks first;
- * the first creates straight away (2 requests, not 3).
+ * Makes sure the stage branch exists before a retry's run: a branch an earlier attempt's publish
+ * job pushed (the usual case: 1 request) is kept as it is; a missing one (the first attempt ended
+ * before publishing) is created at the merge point's current head. A branch created concurrently
+ * is kept too: GitHub answers 422 "Reference already exists" and the branch is there.
  */
 export async function createBranch(ctx: EffectContext, effect: CreateBranch): Promise<OrchestratorEvent[]> {
-  if ((ctx.attempt ?? 2) > 1 && (await readBranchHead(ctx, effect.type, effect.branch)) !== null) return [];
+  if ((await readBranchHead(ctx, effect.type, effect.branch)) !== null) return [];
   const sha = await readBranchHead(ctx, effect.type, effect.from);
   if (sha === null) {
     throw new EffectError(`merge point ${effect.from} is missing`, { status: 404, retryable: false });

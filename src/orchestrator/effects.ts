@@ -10,6 +10,10 @@ import type { CommandSource } from "./events.ts";
  */
 export type Effect =
   | {
+      /**
+       * Makes sure the stage branch exists before a retry's run (the first attempt's publish job
+       * creates it): leaves an existing branch as it is, else creates it at the merge point's head.
+       */
       type: "createBranch";
       key: string;
       stageId: string;

@@ -134,13 +134,18 @@ function chooseKind(stage: StageState): SessionKind {
   return recovers ? "recovery" : "stage";
 }
 
-/** Dispatch = create the branch (first attempt only) + dispatch the run; a `spawning` session. */
+/**
+ * Dispatch the run; a `spawning` session. The first attempt's run starts from the merge point and
+ * its publish job creates the stage branch (the stage workflow checks out `base` for attempt 1), so
+ * the App writes nothing before the dispatch. A later attempt makes sure the branch exists first
+ * (`createBranch` looks, and creates it only when no earlier publish did).
+ */
 function dispatchSession(ctx: StepContext, stage: StageState, kind: SessionKind): void {
   const { state, at } = ctx;
   if (kind !== "merge" && !moveStage(ctx, stage, "executing")) return;
   const attempt = stage.sessions.length + 1;
   const branch = makeStageBranch(state, stage.id);
-  if (kind !== "merge" && stage.attempt === 0) {
+  if (kind !== "merge" && stage.attempt > 0) {
     emit(ctx, {
       type: "createBranch",
       key: makeStageKey(state, stage.id, attempt, "branch"),

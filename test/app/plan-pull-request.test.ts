@@ -10,15 +10,21 @@ afterEach(async () => {
   h = undefined;
 });
 
-test("a diamond plan pull request gets its root stage's branch, check runs and one dispatch", async () => {
+test("a diamond plan pull request gets its check runs and one dispatch of its root stage, which starts from the merge point", async () => {
   h = await startHarness();
   await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
   assert.deepEqual(
-    h.fake.dispatches.map((d) => [d.inputs["stage_id"], d.inputs["branch"]]),
-    [["a", "loom/pr-1/PLAN-diamond/a"]],
+    h.fake.dispatches.map((d) => [
+      d.inputs["stage_id"],
+      d.inputs["attempt"],
+      d.inputs["branch"],
+      d.inputs["base"],
+    ]),
+    [["a", "1", "loom/pr-1/PLAN-diamond/a", "feature/plan"]],
   );
-  // The plan starts: its file is renamed IN_PROGRESS- first (one commit on the head), and the
-  // stage branch and every check run are made on that commit, once.
+  // The plan starts: its file is renamed IN_PROGRESS- (one commit on the head), and every check run
+  // is made on that commit, once. The stage branch is not written by the App: attempt 1 checks out
+  // the merge point and its publish job creates the branch.
   const [rename] = h.fake.commits;
   assert.ok(rename);
   assert.deepEqual(rename.parents, [h.headSha]);
@@ -32,9 +38,10 @@ test("a diamond plan pull request gets its root stage's branch, check runs and o
   assert.equal(h.fake.refs.get("feature/plan"), rename.sha);
   assert.equal(
     h.fake.refs.get("loom/pr-1/PLAN-diamond/a"),
-    rename.sha,
-    "stage branch starts at the merge point",
+    undefined,
+    "no stage branch written before the run",
   );
+  assert.equal(h.gh.find("POST", "/repos/acme/widgets/git/refs").length, 0);
   const names = h.fake.checkRuns.map((r) => r["name"]).sort();
   assert.deepEqual(names, ["loom: PLAN-diamond", "loom: a", "loom: b", "loom: c", "loom: d"]);
   assert.ok(h.fake.checkRuns.every((r) => r["head_sha"] === rename.sha));

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Effect } from "../../src/orchestrator/effects.ts";
 import { findDispatchBlocker } from "../../src/orchestrator/schedule.ts";
+import { getMergePoint } from "../../src/orchestrator/make-target-branch.ts";
 import { renderStatusComment } from "../../src/status/render-status-comment.ts";
 import { getPlanCheckState } from "../../src/status/render-plan-check-run.ts";
 import { KEY, Story, makePlan } from "./story.ts";
@@ -61,8 +62,8 @@ test("a fork plan whose branch is named main runs on loom/pr-<n>/result/<plan-id
   assert.match(findDispatchBlocker(story.state) ?? "", /bringing the approved head/);
 
   seen.push(...story.send({ type: "target.synced", sha: head, outcome: "synced", detail: "created" }));
-  assert.deepEqual(story.of("createBranch")[0]?.from, TARGET);
   assert.deepEqual(story.dispatched(), ["a"]);
+  assert.equal(getMergePoint(story.state), TARGET, "a starts from the result branch (the dispatch's base)");
 
   seen.push(...story.run("a", "completed"));
   assert.deepEqual(
@@ -76,7 +77,8 @@ test("a fork plan whose branch is named main runs on loom/pr-<n>/result/<plan-id
     "a merge into the result branch is not a push to the pull request",
   );
   assert.equal(story.state.approvedSha, head);
-  assert.equal(story.of("createBranch")[0]?.from, TARGET, "b starts from the result branch, with a's work");
+  assert.deepEqual(story.dispatched(), ["b"]);
+  assert.equal(getMergePoint(story.state), TARGET, "b starts from the result branch, with a's work");
   seen.push(...story.pass("b"));
 
   assert.ok(!branchesOf(seen).includes("main"), `no effect names main: ${branchesOf(seen).join(", ")}`);

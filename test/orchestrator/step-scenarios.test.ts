@@ -14,15 +14,11 @@ const diamond = makePlan([
 test("diamond plan, all green: each stage starts only after its dependencies are completed and merged", () => {
   const story = new Story(diamond);
   assert.deepEqual(story.dispatched(), ["a"]);
-  assert.deepEqual(story.of("createBranch"), [
-    {
-      type: "createBranch",
-      key: `${KEY}:a:1:branch`,
-      stageId: "a",
-      branch: "loom/pr-7/PLAN-demo/a",
-      from: "feature/demo",
-    },
-  ]);
+  assert.deepEqual(
+    story.of("createBranch"),
+    [],
+    "a first attempt writes nothing before its dispatch: its publish job creates the stage branch",
+  );
   assert.deepEqual(story.of("dispatchRun")[0], {
     type: "dispatchRun",
     key: `${KEY}:a:1:dispatch`,
@@ -82,7 +78,23 @@ test("a crash retries after 30 s, a second after 60 s, then the stage succeeds a
   assert.deepEqual(story.dispatched(), [], "not before the backoff is over");
   story.send({ type: "tick" }, 20_000);
   assert.deepEqual(story.dispatched(), ["a"]);
-  assert.deepEqual(story.of("createBranch"), [], "the branch exists since the first attempt");
+  assert.deepEqual(
+    story.of("createBranch"),
+    [
+      {
+        type: "createBranch",
+        key: `${KEY}:a:2:branch`,
+        stageId: "a",
+        branch: "loom/pr-7/PLAN-demo/a",
+        from: "feature/demo",
+      },
+    ],
+    "a retry makes sure the branch exists (the crashed attempt may not have published), before its dispatch",
+  );
+  assert.deepEqual(
+    story.effects.filter((e) => e.type === "createBranch" || e.type === "dispatchRun").map((e) => e.type),
+    ["createBranch", "dispatchRun"],
+  );
   const second = story.of("dispatchRun")[0]!;
   assert.equal(second.kind, "recovery");
   assert.equal(second.attempt, 2);

@@ -66,8 +66,14 @@ export class PublishFixture {
   readonly uploads: { name: string; files: string[]; content: unknown }[] = [];
   readonly logs: string[] = [];
   private baseSha = "";
+  private readonly hasStageBranch: boolean;
 
-  constructor(files: Record<string, string> = {}) {
+  /**
+   * `stageBranch: false`: a first attempt, whose stage branch does not exist yet; the run job's
+   * checkout is the merge point (`main`), and the publish job creates the stage branch.
+   */
+  constructor(files: Record<string, string> = {}, options: { stageBranch?: boolean } = {}) {
+    this.hasStageBranch = options.stageBranch ?? true;
     git(this.root, "init", "-q", "--bare", "-b", "main", this.origin);
     const seed = join(this.root, "seed");
     git(this.root, "clone", "-q", this.origin, seed);
@@ -80,18 +86,49 @@ export class PublishFixture {
       "-q",
       "origin",
       "HEAD:refs/heads/main",
-      `HEAD:refs/heads/${BRANCH}`,
+      ...(this.hasStageBranch ? [`HEAD:refs/heads/${BRANCH}`] : []),
       "HEAD:refs/heads/other",
     );
-    git(this.root, "clone", "-q", "--branch", BRANCH, this.origin, this.workspace);
+    git(this.root, "clone", "-q", "--branch", this.checkoutRef, this.origin, this.workspace);
     this.startSession();
   }
 
-  /** (Re)clone the session from the stage branch as it is on origin now. */
+  /** What the jobs check out: the stage branch, or the merge point before the branch exists. */
+  private get checkoutRef(): string {
+    return this.hasStageBranch ? BRANCH : "main";
+  }
+
+  /** (Re)clone the session from the stage branch (or the merge point) as it is on origin now. */
   startSession(): void {
     rmSync(this.session, { recursive: true, force: true });
-    git(this.root, "clone", "-q", "--branch", BRANCH, this.origin, this.session);
+    git(this.root, "clone", "-q", "--branch", this.checkoutRef, this.origin, this.session);
+    // The run job's bundle names the stage branch whatever it checked out (createBundle).
+    if (!this.hasStageBranch) git(this.session, "checkout", "-q", "-b", BRANCH);
     this.baseSha = git(this.session, "rev-parse", "HEAD");
+  }
+
+  /** Move the session to origin's `branch` as it is now and start from there (the run job's checkout of it). */
+  startFrom(branch: string): string {
+    git(this.session, "fetch", "-q", "origin", branch);
+    git(this.session, "reset", "-q", "--hard", "FETCH_HEAD");
+    this.baseSha = git(this.session, "rev-parse", "HEAD");
+    return this.baseSha;
+  }
+
+  /** A commit pushed to origin's `branch` by someone else (a merge of another stage, a push). */
+  pushElsewhere(branch: string, files: Record<string, string>): string {
+    const side = join(this.root, `side-${Date.now()}`);
+    git(this.root, "clone", "-q", "--branch", branch, this.origin, side);
+    this.write(side, files);
+    git(side, "add", "-A");
+    git(side, "commit", "-q", "-m", `moved ${branch}`);
+    git(side, "push", "-q", "origin", `HEAD:refs/heads/${branch}`);
+    return git(side, "rev-parse", "HEAD");
+  }
+
+  /** Whether origin has the stage branch. */
+  hasOriginBranch(branch: string): boolean {
+    return git(this.origin, "for-each-ref", `refs/heads/${branch}`) !== "";
   }
 
   write(repo: string, files: Record<string, string>): void {

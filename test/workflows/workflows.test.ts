@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkWorkflow } from "./check-workflow.ts";
 import { lintWorkflow } from "./lint-workflow.ts";
+import { STAGE_CHECKOUT_REF, stageCheckoutRef } from "../e2e/runner/git-clone.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const workflowDir = join(root, ".github", "workflows");
@@ -40,6 +41,18 @@ describe("shipped workflows keep the static rules", () => {
       assert.deepEqual(await lintWorkflow(read(path), path.slice(root.length + 1)), []);
     });
   }
+
+  it("both stage workflows check out, in both jobs, the ref the e2e runner plays (attempt 1: the merge point)", () => {
+    for (const name of ["loom-stage.yml", "loom-stage-oidc.yml"]) {
+      const refs = [...read(join(workflowDir, name)).matchAll(/^ {10}ref: (.*)$/gm)].map((m) => m[1]);
+      assert.deepEqual(refs, [STAGE_CHECKOUT_REF, STAGE_CHECKOUT_REF], name);
+    }
+    const inputs = { attempt: "1", base: "feature/x", branch: "loom/pr-7/PLAN-a/s" };
+    assert.equal(stageCheckoutRef(inputs), "feature/x");
+    assert.equal(stageCheckoutRef({ ...inputs, attempt: "2" }), "loom/pr-7/PLAN-a/s");
+    assert.equal(stageCheckoutRef({ ...inputs, attempt: "12" }), "loom/pr-7/PLAN-a/s");
+    assert.equal(stageCheckoutRef({ ...inputs, base: "" }), "loom/pr-7/PLAN-a/s");
+  });
 
   it("pins CI's PostgreSQL and Redis service images by digest", () => {
     const ci = read(join(workflowDir, "ci.yml"));

@@ -24,7 +24,7 @@ export type PublishBundleInput = {
   bundleDir: string;
   /** The manifest's text, or why it could not be downloaded. */
   manifestText: string | Error;
-  inputs: { plan_path: string; plan_id: string; stage_id: string; branch: string };
+  inputs: { plan_path: string; plan_id: string; stage_id: string; branch: string; base?: string };
   knownSecrets: readonly string[];
   /** The run's accepted learnings (from `loom-result`), checked again and committed after the bundle. */
   learnings?: readonly unknown[];
@@ -108,16 +108,33 @@ export async function publishBundle(input: PublishBundleInput): Promise<PublishR
     "+refs/heads/*:refs/remotes/origin/*",
   ]);
   if (fetched.code !== 0) return refuse("not-fast-forward", "could not fetch the branches of origin");
-  const base = await resolve(cwd, `refs/remotes/origin/${inputs.branch}`);
-  if (base === null)
-    return refuse("not-fast-forward", `the stage branch ${inputs.branch} does not exist on origin`);
+  const mergePoint = await resolveMergePoint(cwd, inputs);
+  const existing = await resolve(cwd, `refs/remotes/origin/${inputs.branch}`);
+  // A first attempt's run starts from the merge point and the stage branch does not exist yet:
+  // this job creates it, at the session's start, which must be on the merge point.
+  let base: string;
+  if (existing !== null) base = existing;
+  else {
+    if (mergePoint === null)
+      return refuse("not-fast-forward", `the stage branch ${inputs.branch} does not exist on origin`);
+    if (!(await isAncestor(cwd, manifest.base_sha, mergePoint.sha))) {
+      return refuse(
+        "not-fast-forward",
+        `the session started on ${manifest.base_sha.slice(0, 12)}, which is not on ${mergePoint.name}; the stage branch ${inputs.branch} is not created from it`,
+      );
+    }
+    base = manifest.base_sha;
+  }
   result.base_sha = base;
 
   const stageRef = `refs/heads/${inputs.branch}`;
-  /** Adds the learnings commit on top of `tip` and pushes, unless there is nothing new at all. */
+  /**
+   * Adds the learnings commit on top of `tip` and pushes, unless there is nothing new at all and the
+   * stage branch exists (a missing one is created even with no commits: the stage merges from it).
+   */
   const finish = async (tip: string): Promise<PublishResult> => {
     const head = await addLearnings(input, tip);
-    if (head === base) return { ...result, ok: true };
+    if (head === base && existing !== null) return { ...result, ok: true };
     const pushed = await runGit(cwd, ["push", "--no-verify", "--porcelain", "origin", `${head}:${stageRef}`]);
     if (pushed.code !== 0) {
       return refuse(
@@ -140,12 +157,17 @@ export async function publishBundle(input: PublishBundleInput): Promise<PublishR
     const names = others.map((ref) => ref.ref).join(", ") || "(none)";
     return refuse("ref-not-allowed", `the bundle may carry only ${stageRef}; it carries ${names}`);
   }
+  // The session started on the stage branch, or (a first attempt) on the merge point, which may have
+  // moved on since the stage branch was cut from it: the tip must still fast-forward the branch.
   for (const prerequisite of header.header.prerequisites) {
-    const known = await runGit(cwd, ["merge-base", "--is-ancestor", prerequisite, base]);
-    if (known.code !== 0) {
+    const known =
+      (await isAncestor(cwd, prerequisite, base)) ||
+      (mergePoint !== null && (await isAncestor(cwd, prerequisite, mergePoint.sha)));
+    if (!known) {
+      const where = mergePoint === null ? inputs.branch : `${inputs.branch} or ${mergePoint.name}`;
       return refuse(
         "not-fast-forward",
-        `the bundle builds on ${prerequisite.slice(0, 12)}, which is not on ${inputs.branch} (it moved, or the bundle is from elsewhere)`,
+        `the bundle builds on ${prerequisite.slice(0, 12)}, which is not on ${where} (it moved, or the bundle is from elsewhere)`,
       );
     }
   }
@@ -163,7 +185,7 @@ export async function publishBundle(input: PublishBundleInput): Promise<PublishR
   if (tip === null) return refuse("bundle-invalid", `${manifest.bundle} could not be fetched`);
   result.head_sha = tip;
   if (tip === base) return finish(base);
-  if ((await runGit(cwd, ["merge-base", "--is-ancestor", base, tip])).code !== 0) {
+  if (!(await isAncestor(cwd, base, tip))) {
     return refuse(
       "not-fast-forward",
       `the bundle's tip ${tip.slice(0, 12)} does not fast-forward ${inputs.branch} at ${base.slice(0, 12)}`,
@@ -263,6 +285,24 @@ async function readBytes(path: string): Promise<Uint8Array> {
 async function resolve(cwd: string, ref: string): Promise<string | null> {
   const out = await runGit(cwd, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
   return out.code === 0 ? out.stdout.trim() : null;
+}
+
+async function isAncestor(cwd: string, ancestor: string, of: string): Promise<boolean> {
+  return (await runGit(cwd, ["merge-base", "--is-ancestor", ancestor, of])).code === 0;
+}
+
+/**
+ * The merge point the dispatch named (`base`) on origin: a branch outside loom's stage branches, or
+ * loom's result branch of a fork plan; null when not given, not such a branch, or missing.
+ */
+async function resolveMergePoint(
+  cwd: string,
+  inputs: PublishBundleInput["inputs"],
+): Promise<{ name: string; sha: string } | null> {
+  const name = inputs.base ?? "";
+  if (name === "" || name === inputs.branch || !(await isValidBranchName(cwd, name))) return null;
+  const sha = await resolve(cwd, `refs/remotes/origin/${name}`);
+  return sha === null ? null : { name, sha };
 }
 
 async function isValidBranchName(cwd: string, branch: string): Promise<boolean> {

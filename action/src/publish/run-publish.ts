@@ -20,6 +20,11 @@ export const PublishInputs = z.object({
   stage_id: z.string().min(1),
   /** Must be `loom/pr-<n>/<plan_id>/<stage_id>` (or loom 0.2's `loom/<plan_id>/<stage_id>`). */
   branch: z.string().min(1),
+  /**
+   * The merge point (the dispatch's `base`): a missing stage branch is created from a session that
+   * started on it. Empty or absent (loom before 0.4): the stage branch must exist.
+   */
+  base: z.string().optional(),
 });
 export type PublishInputs = z.infer<typeof PublishInputs>;
 

@@ -9,7 +9,7 @@ import {
   type FakeModelServerOptions,
   type RecordedRequest,
 } from "../../support/fake-model-server.ts";
-import { checkout } from "./git-clone.ts";
+import { checkout, stageCheckoutRef } from "./git-clone.ts";
 import {
   buildActionEnv,
   readOutputs,
@@ -79,7 +79,7 @@ export type StageRunner = Runner & {
 
 /**
  * Plays GitHub Actions for the stage workflow (examples/loom.yml → loom-stage.yml): for each
- * dispatched run, mark it in progress, run job `run` (checkout of `inputs.branch`, the real action
+ * dispatched run, mark it in progress, run job `run` (checkout of `stageCheckoutRef`, the real action
  * in `mode: run` against a scripted model), then job `publish` (a fresh checkout, `mode: publish`),
  * then complete the run — each step firing the `workflow_run` webhooks GitHub fires. Clones and
  * pushes go over the emulator's git smart HTTP with the job token; artifacts go through the
@@ -104,7 +104,7 @@ export function createStageRunner(options: StageRunnerOptions): StageRunner {
     const runner = emulator.runnerEnv(run.id);
     await checkout({
       cloneUrl: emulator.cloneUrl(run.repo),
-      branch: run.inputs["branch"] ?? "",
+      branch: stageCheckoutRef(run.inputs),
       into: workspace,
       token: runner["GITHUB_TOKEN"] ?? "",
       // run: `persist-credentials: false`; publish keeps them to push.

@@ -36,3 +36,17 @@ export async function checkout(input: {
   if (input.persistCredentials)
     await run("git", ["config", "--local", key, header], { cwd: input.into, env });
 }
+
+/**
+ * The `ref` both jobs of the stage workflow check out (`.github/workflows/loom-stage*.yml`; a test
+ * keeps this text and the shipped files equal), and what it evaluates to for a run's inputs:
+ * attempt 1 starts from the merge point (`base`; its publish job creates the stage branch), any
+ * later attempt from the stage branch.
+ */
+export const STAGE_CHECKOUT_REF =
+  "${{ fromJSON(inputs.request).attempt == '1' && fromJSON(inputs.request).base || fromJSON(inputs.request).branch }}";
+
+export function stageCheckoutRef(inputs: Record<string, string>): string {
+  const base = inputs["base"] ?? "";
+  return inputs["attempt"] === "1" && base !== "" ? base : (inputs["branch"] ?? "");
+}
