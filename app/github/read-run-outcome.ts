@@ -1,4 +1,9 @@
-import { PUBLISH_ARTIFACT, PUBLISH_RESULT_FILE, PublishResult } from "../../src/artifacts/publish-result.ts";
+import {
+  CARRIED_RESULT_FILE,
+  PUBLISH_ARTIFACT,
+  PUBLISH_RESULT_FILE,
+  PublishResult,
+} from "../../src/artifacts/publish-result.ts";
 import { StageResult } from "../../src/artifacts/stage-result.ts";
 import type { OrchestratorEvent } from "../../src/orchestrator/events.ts";
 import { toSessionReport } from "../../src/orchestrator/session-report.ts";
@@ -52,9 +57,26 @@ async function readArtifact<T>(
 }
 
 /**
- * Reads a run (conditional GET) and, once it is completed, its newest `loom-result` and
- * `loom-publish` artifacts, and decides how it ended. API calls: 1 while the run is going
- * (free when unchanged); 2–4 once it finished (list artifacts, download each artifact once).
+ * The run's result as the publish job carried it in `loom-publish` (one download for both); null
+ * when that artifact does not hold a valid one (a run without a publish job, a workflow older than
+ * loom 0.4): the run's own `loom-result` is read then.
+ */
+async function readCarriedResult(
+  ctx: ReaderContext,
+  artifacts: readonly RunArtifact[],
+): Promise<StageResult | null> {
+  const artifact = findNewestArtifact(artifacts, PUBLISH_ARTIFACT);
+  if (!artifact) return null;
+  const file = await readArtifactFile(ctx, LABEL, artifact, CARRIED_RESULT_FILE, { exact: true });
+  const parsed = parseArtifactJson(file, StageResult);
+  return parsed.ok ? parsed.value : null;
+}
+
+/**
+ * Reads a run (conditional GET) and, once it is completed, its newest `loom-publish` artifact,
+ * which carries the run's result too (else its `loom-result`), and decides how it ended. API
+ * calls: 1 while the run is going (free when unchanged); 2 once it finished (list artifacts, one
+ * download), 3 when the run's result has to be read from its own artifact.
  */
 export async function readRunOutcome(ctx: ReaderContext, runId: number): Promise<RunReading> {
   let run;
@@ -76,7 +98,6 @@ export async function readRunOutcome(ctx: ReaderContext, runId: number): Promise
   if (run.status !== "completed")
     return { ...reading, result: null, publish: null, problems, finished: null };
   const artifacts = await listRunArtifacts(ctx, LABEL, runId);
-  const result = await readArtifact(ctx, artifacts, RESULT_ARTIFACT, RESULT_FILE, StageResult, problems);
   const publish = await readArtifact(
     ctx,
     artifacts,
@@ -85,6 +106,9 @@ export async function readRunOutcome(ctx: ReaderContext, runId: number): Promise
     PublishResult,
     problems,
   );
+  const result =
+    (await readCarriedResult(ctx, artifacts)) ??
+    (await readArtifact(ctx, artifacts, RESULT_ARTIFACT, RESULT_FILE, StageResult, problems));
   const evidence = { status: run.status, conclusion: run.conclusion, result, publish, problems };
   return { ...reading, result, publish, problems, finished: decideRunOutcome(evidence) };
 }

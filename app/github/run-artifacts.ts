@@ -62,19 +62,38 @@ export function findNewestArtifact(artifacts: readonly RunArtifact[], name: stri
 
 export type ArtifactFile = { ok: true; text: string } | { ok: false; reason: string };
 
+type ArtifactFiles = { ok: true; files: Map<string, Buffer> } | { ok: false; reason: string };
+
 /**
  * Downloads an artifact (`GET …/artifacts/{id}/zip` answers 302 to a short-lived URL, which is
- * followed) and returns the text of `fileName` inside it, or of its only `.json` file. Artifacts
- * never change in place, so a download is remembered by id.
+ * followed) and returns the text of `fileName` inside it, or (unless `exact`) of its only `.json`
+ * file. Artifacts never change in place, so an artifact is downloaded once per id: a second file
+ * of the same artifact costs no request.
  */
 export async function readArtifactFile(
   ctx: ReaderContext,
   label: string,
   artifact: RunArtifact,
   fileName: string,
+  options: { exact?: boolean } = {},
 ): Promise<ArtifactFile> {
-  const cacheKey = `artifact:${ctx.owner}/${ctx.repo}:${artifact.id}:${fileName}`;
-  const cached = ctx.cache?.artifacts.get(cacheKey) as ArtifactFile | undefined;
+  const zip = await downloadArtifactFiles(ctx, label, artifact);
+  if (!zip.ok) return zip;
+  const json = [...zip.files.keys()].filter((name) => name.endsWith(".json"));
+  const only = !options.exact && json.length === 1 && json[0] ? zip.files.get(json[0]) : undefined;
+  const content = zip.files.get(fileName) ?? only;
+  return content
+    ? { ok: true, text: content.toString("utf8") }
+    : { ok: false, reason: `${artifact.name} holds no ${fileName}` };
+}
+
+async function downloadArtifactFiles(
+  ctx: ReaderContext,
+  label: string,
+  artifact: RunArtifact,
+): Promise<ArtifactFiles> {
+  const cacheKey = `artifact:${ctx.owner}/${ctx.repo}:${artifact.id}`;
+  const cached = ctx.cache?.artifacts.get(cacheKey) as ArtifactFiles | undefined;
   if (cached) return cached;
   if (artifact.sizeInBytes > MAX_ARTIFACT_BYTES) {
     return { ok: false, reason: `${artifact.name} is too large (${artifact.sizeInBytes} bytes)` };
@@ -94,16 +113,9 @@ export async function readArtifactFile(
     throw toEffectError(`downloading ${artifact.name}`, error);
   }
   const zip = readZip(new Uint8Array(archive));
-  let result: ArtifactFile;
-  if (!zip.ok) result = { ok: false, reason: `${artifact.name}: ${zip.reason}` };
-  else {
-    const json = [...zip.files.keys()].filter((name) => name.endsWith(".json"));
-    const content =
-      zip.files.get(fileName) ?? (json.length === 1 && json[0] ? zip.files.get(json[0]) : undefined);
-    result = content
-      ? { ok: true, text: content.toString("utf8") }
-      : { ok: false, reason: `${artifact.name} holds no ${fileName}` };
-  }
+  const result: ArtifactFiles = zip.ok
+    ? { ok: true, files: zip.files }
+    : { ok: false, reason: `${artifact.name}: ${zip.reason}` };
   ctx.cache?.artifacts.set(cacheKey, result);
   return result;
 }

@@ -16,6 +16,11 @@ export const BUNDLE_FILE = "loom.bundle";
 export const BUNDLE_MANIFEST_FILE = "loom-bundle.json";
 export const PUBLISH_ARTIFACT = "loom-publish";
 export const PUBLISH_RESULT_FILE = "loom-publish.json";
+/**
+ * The publish job also carries the run's `loom-result.json` (as the run job uploaded it) in
+ * `loom-publish`, so the App reads one artifact for a finished run instead of two.
+ */
+export const CARRIED_RESULT_FILE = "loom-result.json";
 
 const Sha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/);
 

@@ -82,6 +82,49 @@ function serveArtifact(mock: GitHubMock, id: number, files: Record<string, strin
     .reply(200, makeZip(files), { "content-type": "application/zip" });
 }
 
+function completedRun(mock: GitHubMock, artifacts: ReturnType<typeof artifact>[]): void {
+  mock.api.get("/repos/octo/repo/actions/runs/9").reply(200, {
+    id: 9,
+    status: "completed",
+    conclusion: "success",
+    html_url: "h",
+    display_title: "loom a [k]",
+  });
+  mock.api
+    .get("/repos/octo/repo/actions/runs/9/artifacts")
+    .query({ per_page: "100" })
+    .reply(200, { total_count: artifacts.length, artifacts });
+}
+
+test("a finished run whose loom-publish carries the run's result is read with one download (loom-result is not fetched)", async () => {
+  gh = mockGitHub();
+  completedRun(gh, [artifact(2, "loom-result"), artifact(3, "loom-publish")]);
+  const carried = { ...result, cost_usd: 0.31 };
+  serveArtifact(gh, 3, {
+    "loom-publish.json": JSON.stringify(published),
+    "loom-result.json": JSON.stringify(carried),
+  });
+  const reading = await readRunOutcome(makeContext(makeDiamond()), 9);
+  assert.deepEqual(reading.finished, { outcome: "completed", detail: "all 3 acceptance checks passed" });
+  assert.equal(reading.result?.cost_usd, 0.31, "the result comes from loom-publish");
+  assert.equal(reading.publish?.pushed_sha, SHA);
+  assert.equal(gh.find("GET", "/repos/octo/repo/actions/artifacts/2/zip").length, 0);
+  assert.equal(gh.find("GET", "/repos/octo/repo/actions/artifacts/3/zip").length, 1, "downloaded once");
+  gh.done();
+});
+
+test("a loom-publish without the run's result (a workflow before 0.4) is never taken for it: loom-result is read", async () => {
+  gh = mockGitHub();
+  completedRun(gh, [artifact(2, "loom-result"), artifact(3, "loom-publish")]);
+  serveArtifact(gh, 2, { "loom-result.json": JSON.stringify(result) });
+  serveArtifact(gh, 3, { "loom-publish.json": JSON.stringify(published) });
+  const reading = await readRunOutcome(makeContext(makeDiamond()), 9);
+  assert.equal(reading.result?.cost_usd, 0.42);
+  assert.equal(reading.publish?.pushed_sha, SHA);
+  assert.deepEqual(reading.problems, []);
+  gh.done();
+});
+
 test("a finished run is read with its newest loom-result (following the 302) and loom-publish", async () => {
   gh = mockGitHub();
   gh.api.get("/repos/octo/repo/actions/runs/9").reply(200, {

@@ -1,7 +1,7 @@
 import { afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { symlinkSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { runPublish, type PublishInputs } from "../../action/src/publish/run-publish.ts";
 import { BUNDLE_FILE, PublishResult } from "../../src/artifacts/publish-result.ts";
 import { BRANCH, PLAN_ID, PLAN_PATH, PublishFixture, STAGE_ID, git, planText } from "./git-fixture.ts";
@@ -613,5 +613,32 @@ describe("publish: refs and history", () => {
     assert.deepEqual(result.refusals, []);
     assert.equal(result.ok, true);
     assert.equal(f.originRef(BRANCH), git(f.session, "rev-parse", "HEAD"));
+  });
+});
+
+describe("publish: the loom-publish artifact", () => {
+  it("carries the run's loom-result.json unchanged next to the publish result (the App downloads one artifact)", async () => {
+    const f = setUp();
+    f.commit("Work", { "src/a.ts": "1\n" });
+    f.bundle();
+    f.result([], { cost_usd: 0.37 });
+    const runResult = readFileSync(join(f.resultDir, "loom-result.json"), "utf8");
+    const result = await publish(f);
+    assert.equal(result.ok, true);
+    const files = f.uploads[0]?.files ?? [];
+    assert.deepEqual(files.map((file) => basename(file)).sort(), ["loom-publish.json", "loom-result.json"]);
+    const carried = files.find((file) => file.endsWith("loom-result.json")) ?? "";
+    assert.equal(readFileSync(carried, "utf8"), runResult);
+  });
+
+  it("holds only the publish result when the run left no loom-result", async () => {
+    const f = setUp();
+    f.commit("Work", { "src/a.ts": "1\n" });
+    f.bundle();
+    await publish(f);
+    assert.deepEqual(
+      (f.uploads[0]?.files ?? []).map((file) => basename(file)),
+      ["loom-publish.json"],
+    );
   });
 });

@@ -1,9 +1,10 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import {
   BUNDLE_ARTIFACT,
   BUNDLE_MANIFEST_FILE,
+  CARRIED_RESULT_FILE,
   PUBLISH_ARTIFACT,
   PUBLISH_RESULT_FILE,
   PublishResult,
@@ -93,7 +94,8 @@ export async function runPublish(options: PublishOptions): Promise<PublishResult
   );
   const resultFile = join(resultDir, PUBLISH_RESULT_FILE);
   await writeFile(resultFile, `${JSON.stringify(result, null, 2)}\n`);
-  await deps.uploadArtifact(PUBLISH_ARTIFACT, [resultFile], resultDir);
+  const carried = await carryRunResult(options, resultDir);
+  await deps.uploadArtifact(PUBLISH_ARTIFACT, [resultFile, ...carried], resultDir);
   return result;
 }
 
@@ -144,6 +146,21 @@ async function downloadLearnings(options: PublishOptions): Promise<ResultLearnin
       `no ${RESULT_ARTIFACT} to read learnings from (${redactSecrets(message, options.knownSecrets).slice(0, 300)})`,
     );
     return { learnings: [] };
+  }
+}
+
+/**
+ * The run's `loom-result.json` as downloaded for its learnings, copied unchanged next to the publish
+ * result (`CARRIED_RESULT_FILE`); none when the run left no result.
+ */
+async function carryRunResult(options: PublishOptions, resultDir: string): Promise<string[]> {
+  const carried = join(resultDir, CARRIED_RESULT_FILE);
+  try {
+    await copyFile(join(options.tempDir, RESULT_ARTIFACT, RESULT_FILE), carried);
+    return [carried];
+  } catch (error) {
+    if (error instanceof Error && "code" in error && error.code === "ENOENT") return [];
+    throw error;
   }
 }
 
