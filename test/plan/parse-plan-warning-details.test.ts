@@ -75,6 +75,29 @@ describe("vague descriptions and unverified stages", () => {
   });
 });
 
+describe("descriptions that are specific enough", () => {
+  it("four words or more, whatever they start or end with; extra spaces do not count as words", () => {
+    const stage = (id: string, description: string) => [
+      ...described(id, description),
+      '      acceptance: ["npm test"]',
+    ];
+    assert.deepEqual(
+      warningsOf([
+        ...HEADER,
+        ...stage("a", "Wipe the stale cache before every build"),
+        ...stage("b", "Why does the parser drop comments?"),
+        ...stage("c", "None of the parser tests may break"),
+        ...stage("d", "Change the parser, then the tests ..."),
+        ...stage("e", "Fix  the   bug"),
+        ...stage("integration-verify", "Run every suite on the merged work"),
+      ]),
+      [
+        '27:20 stage "e" has a vague description ("Fix  the   bug"): say what to change, where, and how to tell it is done',
+      ],
+    );
+  });
+});
+
 describe("parallel stages whose files overlap", () => {
   it("each overlapping pair on a level is reported at the later stage's glob", () => {
     assert.deepEqual(
@@ -106,5 +129,28 @@ describe("parallel stages whose files overlap", () => {
 
   it("stops comparing past 200,000 pairs, so a huge plan stays fast", () => {
     assert.ok(!warningsOf(overlapping(401, 500)).some((w) => w.includes("run in parallel")));
+  });
+});
+
+describe("a plan with a dependency cycle", () => {
+  it("reports the cycle alone: without levels there is no overlap check", () => {
+    const result = parse([
+      ...HEADER,
+      ...verified("a", ["      dependencies: [b]"]),
+      ...verified("b", ["      dependencies: [a]"]),
+      ...verified("c", ['      files: ["src/x.ts"]']),
+      ...verified("d", ['      files: ["src/x.ts"]']),
+    ]);
+    assert.deepEqual(result.ok ? [] : result.errors.map((e) => `${e.line}:${e.column} ${e.message}`), [
+      "13:22 dependency cycle: a → b → a",
+    ]);
+    assert.ok(!result.warnings.some((w) => w.message.includes("run in parallel")));
+  });
+
+  it("a stage that depends on itself is that error only, not also a cycle", () => {
+    const result = parse([...HEADER, ...verified("a", ["      dependencies: [a]"])]);
+    assert.deepEqual(result.ok ? [] : result.errors.map((e) => `${e.line}:${e.column} ${e.message}`), [
+      '13:22 stage "a" depends on itself',
+    ]);
   });
 });
