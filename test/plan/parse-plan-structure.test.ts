@@ -115,6 +115,20 @@ describe("the METADATA yaml around the stages", () => {
   });
 });
 
+describe("the stage count limit", () => {
+  it("500 stages, the most loom runs in one plan, are read", () => {
+    const stages = Array.from({ length: 500 }, (_, i) => [
+      `    - id: s${i}`,
+      `      name: S${i}`,
+      "      description: Change the parser module and cover the change with tests",
+      '      acceptance: ["npm test"]',
+    ]).flat();
+    const result = parse([...HEADER, ...stages]);
+    assert.ok(result.ok, JSON.stringify(result.ok ? [] : result.errors.slice(0, 3)));
+    assert.equal(result.plan.stages.length, 500);
+  });
+});
+
 describe("a stage that fails the schema keeps what it declared", () => {
   it("an invalid stage_type is not guessed from the id", () => {
     const result = parse([
