@@ -189,7 +189,7 @@ describe("command replies", () => {
   const reply = (body: string | null): Effect => ({
     type: "reply",
     key: "k:retry--77",
-    source: { kind: "comment", commentId: 77, login: "bob" },
+    source: { kind: "comment", commentId: 77 },
     reaction: "+1",
     body,
   });
@@ -231,9 +231,12 @@ describe("command replies", () => {
     gh.api.post(COMMENTS).twice().reply(201, { id: 1 });
     await executeEffect(makeContext(makeDiamond()), reply("x".repeat(4001)));
     await executeEffect(makeContext(makeDiamond()), {
-      ...reply("y".repeat(4000)),
-      source: { kind: "button" },
-    } as Effect);
+      type: "reply",
+      key: "k:retry--77",
+      source: { kind: "check-run-button", checkRunId: 5 },
+      reaction: "+1",
+      body: "y".repeat(4000),
+    });
     const [long, exact] = gh.find("POST", COMMENTS).map((r) => (r.body as { body: string }).body);
     const marker = "<!-- loom:reply:k:retry-&#45;77 -->";
     assert.equal(long, `${marker}\n${"x".repeat(3999)}…`);
