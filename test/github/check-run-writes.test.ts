@@ -391,4 +391,57 @@ describe("the run an older head still shows", () => {
     assert.equal((events[0] as { headSha?: string }).headSha, HEAD_SHA);
     gh.done();
   });
+
+  for (const c of [
+    {
+      what: "a skipped stage",
+      stage: { status: "skipped" as const, attempt: 0 },
+      closed: false,
+      conclusion: "skipped",
+    },
+    {
+      what: "a waiting stage",
+      stage: { status: "queued" as const, attempt: 0 },
+      closed: false,
+      conclusion: undefined,
+    },
+    {
+      what: "a stage cancelled with its closed pull request",
+      stage: { status: "executing" as const, attempt: 1, sessions: [makeSession()] },
+      closed: true,
+      conclusion: "cancelled",
+    },
+  ])
+    it(`${c.what} is written in place on the head its run is on`, async () => {
+      gh = mockGitHub();
+      gh.api.patch(`${CHECK_RUNS}/90`).reply(200, { id: 90 });
+      const cache = createGitHubCache();
+      cache.written.set("check:90", JSON.stringify({ status: "in_progress" }));
+      const state = {
+        ...makeDiamond({ a: c.stage }),
+        closed: c.closed,
+        checkRuns: { a: { headSha: OLD_SHA, id: 90 } },
+      };
+      const events = await executeEffect(makeContext(state, { cache }), sync("a"));
+      assert.deepEqual(events, []);
+      assert.equal(gh.requests.length, 1, "only the update of the recorded run");
+      assert.equal((gh.requests[0]?.body as { conclusion?: string }).conclusion, c.conclusion);
+      gh.done();
+    });
+
+  it("a recorded run whose last write loom does not remember is looked up, to know whether it was completed", async () => {
+    gh = mockGitHub();
+    gh.api
+      .get(LIST)
+      .query(listQuery("loom: a"))
+      .reply(200, { total_count: 1, check_runs: [checkRun(95, "completed", externalA, "failure")] });
+    gh.api.post(CHECK_RUNS).reply(201, { id: 96 });
+    const state = { ...executing(), checkRuns: { a: { headSha: HEAD_SHA, id: 95 } } };
+    const events = await executeEffect(makeContext(state), sync("a"));
+    // It was completed (a failed attempt): the retry's run is created anew, so its buttons show.
+    assert.deepEqual(events, [
+      { type: "checkRun.created", at: T0 + 600_000, stageId: "a", headSha: HEAD_SHA, checkRunId: 96 },
+    ]);
+    gh.done();
+  });
 });
