@@ -36,6 +36,19 @@ function failingFetch(error: unknown): typeof fetch {
   };
 }
 
+/** The failure of `promise`, which must come within 1 s (long before any timeout the test set). */
+async function promptFailureOf(promise: Promise<unknown>): Promise<Error & { cause?: unknown }> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error("the request was not abandoned at once")), 1_000);
+  });
+  try {
+    return await Promise.race([failureOf(promise), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function failureOf(promise: Promise<unknown>): Promise<Error & { cause?: unknown }> {
   try {
     await promise;
@@ -63,17 +76,17 @@ describe("boundGitHubFetch", () => {
 
   it("stopping loom abandons a request in flight, and says so whatever else happened", async () => {
     const stopping = new AbortController();
-    const pending = boundGitHubFetch({ timeoutMs: 5_000, stopping: stopping.signal, fetch: silentFetch() })(
+    const pending = boundGitHubFetch({ timeoutMs: 60_000, stopping: stopping.signal, fetch: silentFetch() })(
       "https://api.github.com/x",
     );
     stopping.abort();
-    assert.equal((await failureOf(pending)).message, "GitHub request abandoned: loom is stopping");
+    assert.equal((await promptFailureOf(pending)).message, "GitHub request abandoned: loom is stopping");
   });
 
   it("a request its caller aborts ends with that reason, and the request's own options reach fetch", async () => {
     const own = new AbortController();
     const calls: { init?: RequestInit }[] = [];
-    const pending = boundGitHubFetch({ timeoutMs: 5_000, fetch: silentFetch(calls) })(
+    const pending = boundGitHubFetch({ timeoutMs: 60_000, fetch: silentFetch(calls) })(
       "https://api.github.com/x",
       {
         method: "POST",
@@ -82,7 +95,7 @@ describe("boundGitHubFetch", () => {
       },
     );
     own.abort();
-    assert.equal((await failureOf(pending)).message, "GitHub request aborted by its caller");
+    assert.equal((await promptFailureOf(pending)).message, "GitHub request aborted by its caller");
     assert.equal(calls[0]?.init?.method, "POST");
     assert.equal(calls[0]?.init?.body, "{}");
   });

@@ -300,6 +300,13 @@ describe("conditional reads", () => {
     assert.deepEqual(env.calls, { total: 2, notModified: 1, by: { poll: 2 } });
   });
 
+  it("a 304 is answered from the cache also when nobody counts the calls", async () => {
+    const cache = createGitHubCache();
+    await readConditional({ cache }, "poll", "k", () => Promise.resolve(answer('"v1"', { n: 2 })));
+    const again = await readConditional({ cache }, "poll", "k", () => Promise.reject(notModified));
+    assert.deepEqual(again, { data: { n: 2 }, changed: false });
+  });
+
   it("an answer without an ETag is not remembered; another key has its own", async () => {
     const cache = createGitHubCache();
     const reads: Read[] = [];

@@ -71,3 +71,32 @@ for (const [what, status, body] of [
     gh.done();
   });
 }
+
+test("a label is logged when created, and one name in another case is the same label (GitHub ignores case)", async () => {
+  gh = mockGitHub();
+  gh.api.post("/repos/octo/repo/labels").reply(201, { id: 1, name: label.name });
+  const ctx = makeContext(makeDiamond());
+  await executeEffect(ctx, effect);
+  const shouting = { ...effect, label: { ...label, name: "LOOM:SKIP:A" } };
+  assert.deepEqual(await executeEffect(ctx, shouting), [
+    { type: "label.ensured", at: ctx.now(), name: "LOOM:SKIP:A" },
+  ]);
+  assert.equal(gh.find("POST", "/repos/octo/repo/labels").length, 1);
+  assert.deepEqual(ctx.lines, [{ level: "info", data: { label: "loom:skip:a" }, message: "label created" }]);
+  gh.done();
+});
+
+test("a 422 without GitHub's list of errors is a failure, logged with its status and reason", async () => {
+  gh = mockGitHub();
+  gh.api.post("/repos/octo/repo/labels").reply(422, { message: "Validation Failed" });
+  const ctx = makeContext(makeDiamond());
+  assert.deepEqual(await executeEffect(ctx, effect), ensured(ctx.now()));
+  assert.deepEqual(ctx.lines, [
+    {
+      level: "warn",
+      data: { label: "loom:skip:a", status: 422, reason: "Validation Failed" },
+      message: "could not create loom's label; it can be created by hand",
+    },
+  ]);
+  gh.done();
+});

@@ -61,6 +61,13 @@ describe("renaming the plan file on the pull request's branch", () => {
     });
     assert.deepEqual(gh.find("PATCH", HEAD_REF)[0]?.body, { sha: COMMIT, force: false });
     assert.equal(ctx.calls?.by.renamePlanFile, 4);
+    assert.deepEqual(ctx.lines, [
+      {
+        level: "info",
+        data: { from: "doc/plans/PLAN-demo.md", to: "doc/plans/IN_PROGRESS-PLAN-demo.md", sha: COMMIT },
+        message: "plan file renamed",
+      },
+    ]);
     gh.done();
   });
 
