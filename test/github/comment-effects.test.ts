@@ -60,6 +60,20 @@ describe("the status comment", () => {
     gh.done();
   });
 
+  it("without loom's login, only a bot's comment is taken: not a person's, nor a deleted account's", async () => {
+    gh = mockGitHub();
+    gh.api
+      .get(COMMENTS)
+      .query(page(1))
+      .reply(200, [
+        { id: 20, body: `${MARKER}\nghost`, user: null },
+        { id: 21, body: `${MARKER}\nperson`, user: { login: "mallory", type: "User" } },
+      ]);
+    gh.api.post(COMMENTS).reply(201, { id: 22 });
+    await executeEffect(makeContext(makeDiamond()), status);
+    gh.done();
+  });
+
   it("looks through 10 pages of comments at most, then writes a new one", async () => {
     gh = mockGitHub();
     for (let n = 1; n <= 10; n++)
