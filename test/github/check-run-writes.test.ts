@@ -305,6 +305,39 @@ describe("a stage's check run", () => {
   });
 });
 
+describe("links in check runs and the status comment", () => {
+  const recorded = () => ({ ...executing(), checkRuns: { a: { headSha: HEAD_SHA, id: 555 } } });
+  const ghe = { workflowFile: "loom.yml", serverUrl: "https://ghe.acme.com" };
+
+  it("a stage's check run links to its Actions run; the plan's to each stage's check run, on the server loom runs against", async () => {
+    gh = mockGitHub();
+    // The plan's check run has no record: every run the plan created is recorded, so none exists.
+    gh.api.post(CHECK_RUNS).reply(201, { id: 556 });
+    gh.api.patch(`${CHECK_RUNS}/555`).reply(200, { id: 555 });
+    const cache = createGitHubCache();
+    cache.written.set("check:555", JSON.stringify({ status: "queued" }));
+    const ctx = makeContext(recorded(), { cache, config: ghe });
+    await executeEffect(ctx, sync("a"));
+    await executeEffect(ctx, sync(null));
+    const stage = JSON.stringify(gh.find("PATCH", `${CHECK_RUNS}/555`)[0]?.body);
+    assert.ok(stage.includes("https://ghe.acme.com/octo/repo/actions/runs/1001"), stage);
+    const plan = JSON.stringify(gh.find("POST", CHECK_RUNS)[0]?.body);
+    assert.ok(plan.includes("https://ghe.acme.com/octo/repo/runs/555"), plan);
+    gh.done();
+  });
+
+  it("the status comment links to each stage's check run", async () => {
+    gh = mockGitHub();
+    const COMMENTS = "/repos/octo/repo/issues/7/comments";
+    gh.api.get(COMMENTS).query({ per_page: "100", page: "1" }).reply(200, []);
+    gh.api.post(COMMENTS).reply(201, { id: 1 });
+    await executeEffect(makeContext(recorded(), { config: ghe }), { type: "syncStatusComment", key: "s" });
+    const body = (gh.find("POST", COMMENTS)[0]?.body as { body: string }).body;
+    assert.ok(body.includes("https://ghe.acme.com/octo/repo/runs/555"), body);
+    gh.done();
+  });
+});
+
 describe("the run an older head still shows", () => {
   const state = () => ({ ...executing(), checkRuns: { a: { headSha: OLD_SHA, id: 80 } } });
 
