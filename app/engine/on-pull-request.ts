@@ -17,6 +17,7 @@ import { authorizeSender } from "../trust/authorize-sender.ts";
 import { applyEvents } from "./apply-events.ts";
 import { buildPlanSpec } from "./build-plan-spec.ts";
 import { findLostMerges } from "./find-lost-merges.ts";
+import { isStalePush } from "../../src/orchestrator/move-head.ts";
 import { isLoomProducedHead } from "./plans-of-pull.ts";
 import type { EngineDeps } from "./engine-deps.ts";
 import { readRepoConfig, CONFIG_PATH } from "./read-repo-config.ts";
@@ -199,7 +200,9 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
       // show it was loom's own merge on the approved head.
       const before = delivery.action === "synchronize" ? (delivery.before ?? null) : null;
       const confirms = before !== null && state.approvalLost?.to === pull.head.sha;
-      if (state.pr.headSha !== pull.head.sha || confirms)
+      // loom's own earlier commit, whose webhook came after loom moved the head past it: nothing to do.
+      const stale = isStalePush(state, pull.head.sha, before);
+      if (!stale && (state.pr.headSha !== pull.head.sha || confirms))
         events.push({
           type: "head.moved",
           at,
@@ -209,7 +212,7 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
           ...(fork === null ? {} : { fork }),
         });
       // A stage counts as merged only while the head contains its commit (a force-push may drop it).
-      if (state.pr.headSha !== pull.head.sha)
+      if (!stale && state.pr.headSha !== pull.head.sha)
         events.push(...(await findLostMerges(deps, octokit, repo, state, pull.head.sha)));
     }
     if (!trust.trusted) deps.log.info({ path, reason: trust.reason }, "plan waits for /loom approve");

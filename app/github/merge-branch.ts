@@ -19,6 +19,7 @@ function finished(
   outcome: MergeOutcome,
   detail: string,
   sha?: string,
+  parent?: string,
 ): OrchestratorEvent[] {
   ctx.log.info({ stage: effect.stageId, outcome, sha }, "merge finished");
   return [
@@ -28,6 +29,7 @@ function finished(
       stageId: effect.stageId,
       outcome,
       ...(sha ? { sha } : {}),
+      ...(sha && parent ? { parent } : {}),
       detail,
     },
   ];
@@ -142,6 +144,15 @@ export async function mergeBranch(ctx: EffectContext, effect: MergeBranch): Prom
   if ((response.status as number) === 204) {
     return finished(ctx, effect, "nothing-to-merge", `${effect.base} already contains ${head}`);
   }
-  // 201: GitHub moved the merge point to this merge commit.
-  return finished(ctx, effect, "merged", `merged ${effect.head} into ${effect.base}`, response.data.sha);
+  // 201: GitHub moved the merge point to this merge commit, made on the head it had then (its first
+  // parent). Read without trusting the shape: nothing may fail once the merge is done.
+  const parent = (response.data as { parents?: { sha?: unknown }[] }).parents?.[0]?.sha;
+  return finished(
+    ctx,
+    effect,
+    "merged",
+    `merged ${effect.head} into ${effect.base}`,
+    response.data.sha,
+    typeof parent === "string" ? parent : undefined,
+  );
 }

@@ -180,6 +180,11 @@ export type OrchestratorEvent =
       stageId: string;
       outcome: MergeOutcome;
       sha?: string;
+      /**
+       * The merge commit's first parent: the merge point's head GitHub merged onto. When it is the
+       * head loom knows, the head moves to `sha` at once (the push's webhook then changes nothing).
+       */
+      parent?: string;
       detail: string;
     }
   | {

@@ -1,7 +1,7 @@
 import type { OrchestratorEvent } from "./events.ts";
 import type { StageState } from "./state.ts";
 import type { StepContext } from "./step-context.ts";
-import { recordLoomHead } from "./move-head.ts";
+import { moveHead, recordLoomHead } from "./move-head.ts";
 import { getMergePoint } from "./make-target-branch.ts";
 import { addNote, emit, makeStageBranch, makeStageKey, moveStage, reject } from "./step-context.ts";
 
@@ -35,14 +35,18 @@ function countMergeRequests(stage: StageState): number {
   return stage.notes.filter((note) => note.text.startsWith("merge requested")).length;
 }
 
+/**
+ * How the stage's merge ended. Returns true when the pull request's head moved: loom's merge
+ * commit, made on the head loom knew, is the head now.
+ */
 export function handleMergeFinished(
   ctx: StepContext,
   event: Extract<OrchestratorEvent, { type: "merge.finished" }>,
-): void {
+): boolean {
   const stage = ctx.state.stages[event.stageId];
   if (!stage) {
     reject(ctx, event.stageId, "merge.finished for an unknown stage");
-    return;
+    return false;
   }
   if (stage.status !== "completed" || stage.merged) {
     reject(
@@ -50,13 +54,21 @@ export function handleMergeFinished(
       stage.id,
       `merge.finished (${event.outcome}) while the stage is ${stage.status}${stage.merged ? ", merged" : ""}`,
     );
-    return;
+    return false;
   }
   switch (event.outcome) {
     case "merged":
-    case "nothing-to-merge":
+    case "nothing-to-merge": {
+      let moved = false;
       // A fork plan's merges move its result branch, never the pull request's head.
-      if (event.outcome === "merged" && event.sha && !ctx.state.fork) recordLoomHead(ctx, event.sha);
+      if (event.outcome === "merged" && event.sha && !ctx.state.fork) {
+        recordLoomHead(ctx, event.sha);
+        // Made on the head loom knows: the head is loom's merge now, as its push will say.
+        if (event.parent !== undefined && event.parent === ctx.state.pr.headSha) {
+          moveHead(ctx, event.sha, { before: event.parent });
+          moved = true;
+        }
+      }
       stage.merged = true;
       {
         const contained = stage.checkedSha ?? (event.outcome === "merged" ? event.sha : undefined);
@@ -69,7 +81,8 @@ export function handleMergeFinished(
             ? `merged into ${getMergePoint(ctx.state)}${event.sha ? ` at ${event.sha.slice(0, 7)}` : ""}`
             : "merged: nothing new to merge",
       });
-      return;
+      return moved;
+    }
     case "conflict":
       if (
         moveStage(
@@ -82,7 +95,7 @@ export function handleMergeFinished(
         stage.failures = 0;
         stage.retryAt = null;
       }
-      return;
+      return false;
     case "branch-moved":
       // A push after the checks: that commit was never checked, so the stage runs again on it.
       stage.checkedSha = null;
@@ -92,7 +105,7 @@ export function handleMergeFinished(
         "merge-blocked",
         `not merged: ${event.detail}; review that push, then \`/loom retry ${stage.id}\` runs the stage again on it`,
       );
-      return;
+      return false;
     case "error":
       moveStage(
         ctx,
@@ -100,7 +113,7 @@ export function handleMergeFinished(
         "merge-blocked",
         `merge refused: ${event.detail}; \`/loom retry ${stage.id}\` to try again`,
       );
-      return;
+      return false;
   }
 }
 

@@ -1,3 +1,4 @@
+import type { PlanState } from "./state.ts";
 import type { StepContext } from "./step-context.ts";
 
 /** How many of loom's own merge SHAs a plan remembers (a push is judged against the newest). */
@@ -65,4 +66,18 @@ function restoreApproval(ctx: StepContext): void {
   if (state.pr.headSha !== lost.to || state.approvedSha !== null) return;
   state.approvedSha = lost.to;
   delete state.approvalLost;
+}
+
+/**
+ * A push's webhook that comes after loom already moved the head past it: the push of one of loom's
+ * own commits (a merge, a rename) older than the current head, itself loom's, which loom took from
+ * its merge or commit answer before the webhooks of the earlier pushes arrived. Moving back to it
+ * would undo loom's later merges (and an approval with them). Never a read-back (`before` null),
+ * and never a push from the current head (a reset to an older commit is a push from the head).
+ */
+export function isStalePush(state: PlanState, headSha: string, before: string | null): boolean {
+  if (before === null || before === state.pr.headSha) return false;
+  const heads = state.loomHeads ?? [];
+  const pushed = heads.indexOf(headSha);
+  return pushed !== -1 && pushed < heads.indexOf(state.pr.headSha);
 }

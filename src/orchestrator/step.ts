@@ -6,7 +6,7 @@ import type { StepContext } from "./step-context.ts";
 import { reject } from "./step-context.ts";
 import { applyLabels } from "./apply-labels.ts";
 import { applyPlanChange, closePlan, createPlanState, reopenStages } from "./apply-plan.ts";
-import { confirmHead, moveHead } from "./move-head.ts";
+import { confirmHead, isStalePush, moveHead, recordLoomHead } from "./move-head.ts";
 import { handleCommand, replyClosed } from "./handle-command.ts";
 import { handleRefusal } from "./handle-refusal.ts";
 import { handleMergeFinished, handleMergeLost } from "./handle-merge.ts";
@@ -17,7 +17,6 @@ import { computeSyncEffects } from "./sync-effects.ts";
 import { computeCleanupEffects } from "./clean-up-branches.ts";
 import { computeLabelEffects, recordLabelEnsured } from "./plan-labels.ts";
 import { computePlanFileEffects } from "./plan-file-lifecycle.ts";
-import { recordLoomHead } from "./move-head.ts";
 import { applyForkInfo, handleTargetSynced } from "./fork-target.ts";
 
 export type StepResult = { state: PlanState; effects: Effect[] };
@@ -51,10 +50,12 @@ export function step(state: PlanState | null, event: OrchestratorEvent): StepRes
   return {
     state: ctx.state,
     effects: [
-      // First: the outbox runs a plan's effects in order, each on the state as it is then, so the
-      // branches, dispatches and check runs that follow a rename are made on the renamed head.
-      ...computePlanFileEffects(ctx.state),
+      // The dispatches first (a first attempt's run starts from the merge point as it is when the
+      // job checks it out: nothing of the dispatch waits for the renamed head), then the rename:
+      // the outbox runs a plan's effects in order, each on the state as it is then, so the check
+      // runs and the comment that follow it are made on the renamed head.
       ...ctx.effects,
+      ...computePlanFileEffects(ctx.state),
       ...computeSyncEffects(state, ctx.state, headMoved),
       ...computeCleanupEffects(state, ctx.state),
       ...computeLabelEffects(state, ctx.state),
@@ -108,6 +109,7 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
       return false;
     case "head.moved":
       applyForkInfo(ctx.state, event.fork);
+      if (isStalePush(ctx.state, event.headSha, event.before)) return false;
       if (event.headSha === ctx.state.pr.headSha) {
         confirmHead(ctx, event.before);
         return false;
@@ -130,8 +132,7 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
       handleRunFinished(ctx, event);
       return false;
     case "merge.finished":
-      handleMergeFinished(ctx, event);
-      return false;
+      return handleMergeFinished(ctx, event);
     case "merge.lost":
       handleMergeLost(ctx, event);
       return false;

@@ -41,7 +41,9 @@ test("a plan whose budget runs out mid-graph starts no further stage and says wh
   );
   // b (and d after it) at a's $0.03 each would bring the plan to $0.09: over $0.05.
   assert.deepEqual(dispatched(h), ["a"]);
-  const plan = h.fake.checkRuns.find((r) => r["name"] === "loom: PLAN-diamond");
+  // The plan's check run on the head (loom's merge of a): an older one is superseded.
+  const plan = h.fake.checkRuns.findLast((r) => r["name"] === "loom: PLAN-diamond");
+  assert.equal(plan?.["head_sha"], h.fake.refs.get("feature/plan"));
   assert.equal(plan?.["conclusion"], "action_required", "a person must act");
   const planOutput = plan?.["output"] as { title: string; summary: string };
   assert.match(planOutput.title, /Waiting for budget/);

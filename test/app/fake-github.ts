@@ -389,8 +389,16 @@ function route(fake: FakeGitHub, method: string, url: URL, body: Json, accept: s
     if (status === 409) return [409, { message: "Merge conflict" }];
     if (status === 204) return [204];
     const sha = nextSha();
+    const parents = [
+      fake.refs.get(base),
+      /^[0-9a-f]{40}$/.test(String(body["head"])) ? body["head"] : fake.refs.get(head),
+    ];
     fake.refs.set(base, sha);
-    return [201, { sha, commit: { message: body["commit_message"] } }];
+    // GitHub answers with the merge commit: its first parent is the base's head it merged onto.
+    return [
+      201,
+      { sha, commit: { message: body["commit_message"] }, parents: parents.map((p) => ({ sha: p })) },
+    ];
   }
   if (method === "GET" && (m = /^\/compare\/([^.]+)\.\.\.(.+)$/.exec(rest))) {
     return [200, { status: fake.compare(m[1] ?? "", m[2] ?? ""), ahead_by: 1, behind_by: 0 }];

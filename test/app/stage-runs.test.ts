@@ -136,28 +136,33 @@ test("after loom's own merge moves the head, running stages' check runs follow i
   h = undefined;
 });
 
-test("a valid plan's warnings are warning annotations at their plan lines on the plan check run, sent once", async () => {
+test("a valid plan's warnings are warning annotations at their plan lines on the plan check run, sent once to each", async () => {
   h = await openDiamond();
   await finishRun(h, "a");
-  const planRun = h.fake.checkRuns.find((r) => r["name"] === "loom: PLAN-diamond");
+  const planRuns = h.fake.checkRuns.filter((r) => r["name"] === "loom: PLAN-diamond");
+  const planRun = planRuns[0];
   assert.ok(planRun);
-  const sent = h.gh.requests
-    .filter((r) => r.path.includes("/check-runs") && (r.method === "POST" || r.method === "PATCH"))
-    .filter((r) =>
-      r.method === "PATCH"
-        ? r.path.endsWith(`/check-runs/${String(planRun["id"])}`)
-        : (r.body as { name?: string }).name === "loom: PLAN-diamond",
-    )
-    .flatMap(
-      (r) => (r.body as { output?: { annotations?: Record<string, unknown>[] } }).output?.annotations ?? [],
+  assert.equal(planRuns.length, 2, "the plan check run followed the head to loom's merge");
+  const annotationsOf = (r: { body: unknown }) =>
+    ((r.body as { output?: { annotations?: Record<string, unknown>[] } }).output?.annotations ?? []).map(
+      (a) => [a["path"], a["start_line"], a["annotation_level"], a["title"], a["message"]],
     );
-  const updates = h.gh.requests.filter(
-    (r) => r.method === "PATCH" && r.path.endsWith(`/check-runs/${String(planRun["id"])}`),
+  const creates = h.gh.requests.filter(
+    (r) =>
+      r.method === "POST" &&
+      r.path.endsWith("/check-runs") &&
+      (r.body as { name?: string }).name === "loom: PLAN-diamond",
   );
-  assert.ok(updates.length > 0, "the plan check run was updated after it was created");
+  const ids = new Set(planRuns.map((r) => String(r["id"])));
+  const updates = h.gh.requests.filter(
+    (r) => r.method === "PATCH" && ids.has(r.path.split("/check-runs/")[1] ?? ""),
+  );
+  assert.ok(updates.length > 0, "the plan check runs were updated after they were created");
+  assert.deepEqual(updates.flatMap(annotationsOf), [], "an update never sends the warnings again");
+  const sent = annotationsOf(creates[0] ?? { body: {} });
   // The diamond has no integration-verify stage and four stages without a description.
   assert.deepEqual(
-    sent.map((a) => [a["path"], a["start_line"], a["annotation_level"], a["title"]]),
+    sent.map((a) => a.slice(0, 4)),
     [
       // At the plan file's name on the head the run is on (loom renamed it IN_PROGRESS-).
       ["doc/plans/IN_PROGRESS-PLAN-diamond.md", 8, "warning", "plan"],
@@ -166,10 +171,15 @@ test("a valid plan's warnings are warning annotations at their plan lines on the
       ["doc/plans/IN_PROGRESS-PLAN-diamond.md", 17, "warning", "stage c"],
       ["doc/plans/IN_PROGRESS-PLAN-diamond.md", 21, "warning", "stage d"],
     ],
-    "each warning once, although the plan check run was updated after the merge",
   );
-  assert.match(String(sent[0]?.["message"]), /no integration-verify stage/);
-  const summary = (planRun["output"] as { summary: string }).summary;
+  assert.deepEqual(
+    creates.map(annotationsOf),
+    creates.map(() => sent),
+    "each plan check run (one a head) gets every warning once, with its create",
+  );
+  assert.match(String(sent[0]?.[4]), /no integration-verify stage/);
+  // The current plan check run (on the head) lists the warnings; the superseded one points at it.
+  const summary = (planRuns.at(-1)?.["output"] as { summary: string }).summary;
   assert.match(summary, /\*\*Plan warnings \(5\):\*\*/);
   assert.match(summary, /- line 9 \(stage `a`\): stage "a" has no description/);
   await h.finish();

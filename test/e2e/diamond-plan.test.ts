@@ -111,6 +111,21 @@ describe(
       );
     });
 
+    it("renames on the head it knows, each rename at the first try (the DONE- one on loom's last merge), after the first dispatch", () => {
+      const requests = e2e.emulator.requests;
+      const renames = requests.filter((r) => r.login === BOT && r.operationId === "git/update-ref");
+      assert.deepEqual(
+        renames.map((r) => r.status),
+        [200, 200],
+        "IN_PROGRESS- and DONE-, neither refused as not a fast-forward",
+      );
+      const firstDispatch = dispatchesOf(requests)[0]?.index ?? Infinity;
+      const firstRenameCommit = requests.findIndex(
+        (r) => r.login === BOT && r.operationId === "git/create-commit",
+      );
+      assert.ok(firstDispatch < firstRenameCommit, "stage a was dispatched before the IN_PROGRESS- rename");
+    });
+
     it("dispatches each stage once, and a dependent only after its dependencies were merged", () => {
       const requests = e2e.emulator.requests;
       const dispatches = dispatchesOf(requests);

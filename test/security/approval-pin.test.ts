@@ -168,7 +168,11 @@ describe("an approval pins the head the approver saw", { timeout: 540_000 }, () 
   });
 
   it("a push sent with loom's bot as sender is not loom's own: the approval is gone", async () => {
-    await e2e.waitFor("stage a's run to be queued", () => held.length === 1);
+    // The IN_PROGRESS- rename follows the first dispatch: let it land first, or it lands on the push.
+    await e2e.waitFor(
+      "stage a's run to be queued and the plan file renamed",
+      async () => held.length === 1 && (await planState()).planFile !== undefined,
+    );
     const approved = (await planState()).approvedSha;
     const d = await e2e.emulator.as(BOT).push(HEAD, { "notes.txt": "pushed as the bot\n" });
     await quiet();

@@ -1,0 +1,144 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { KEY, Story, makePlan } from "./story.ts";
+
+const MERGE = "e".repeat(40);
+
+/** Stage `id` completed, and loom's merge answered with commit `MERGE` made on `parent`. */
+function mergeOn(story: Story, id: string, parent: string) {
+  story.run(id, "completed");
+  return story.send({
+    type: "merge.finished",
+    stageId: id,
+    outcome: "merged",
+    sha: MERGE,
+    parent,
+    detail: "",
+  });
+}
+
+test("loom's merge made on the head it knows is the head at once; its push's webhook then changes nothing", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", ["a"]],
+    ]),
+  );
+  const head = story.state.pr.headSha;
+  mergeOn(story, "a", head);
+  assert.equal(story.state.pr.headSha, MERGE);
+  assert.deepEqual(story.dispatched(), ["b"]);
+  const effects = story.send({ type: "head.moved", headSha: MERGE, before: head });
+  assert.equal(story.state.pr.headSha, MERGE);
+  assert.deepEqual(
+    effects.filter((e) => e.type === "syncCheckRun"),
+    [],
+    "the check runs followed the head with the merge, not again with the push",
+  );
+});
+
+test("a merge GitHub made on a head loom has not seen yet (someone pushed first) waits for the pushes", () => {
+  const story = new Story(makePlan([["a", []]]));
+  const head = story.state.pr.headSha;
+  mergeOn(story, "a", "c".repeat(40));
+  assert.equal(story.state.pr.headSha, head, "the head is not skipped past a push loom has not seen");
+  story.send({ type: "head.moved", headSha: "c".repeat(40), before: head });
+  story.send({ type: "head.moved", headSha: MERGE, before: "c".repeat(40) });
+  assert.equal(story.state.pr.headSha, MERGE);
+});
+
+test("an approved plan from an untrusted author stays approved through loom's own merge", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", ["a"]],
+    ]),
+    { trusted: false },
+  );
+  const head = story.state.pr.headSha;
+  story.command("approve", undefined, head);
+  mergeOn(story, "a", head);
+  assert.equal(story.state.approvedSha, MERGE);
+  assert.deepEqual(story.dispatched(), ["b"]);
+});
+
+test("a fork plan's merge moves its result branch, never the pull request's head", () => {
+  const story = new Story(makePlan([["a", []]]), {
+    trusted: false,
+    fork: { repo: "mallory/widgets", headRef: "main" },
+  });
+  const head = story.state.pr.headSha;
+  story.command("approve", undefined, head);
+  story.send({ type: "target.synced", sha: head, outcome: "synced", detail: "created" });
+  mergeOn(story, "a", head);
+  assert.equal(story.state.pr.headSha, head);
+});
+
+test("the plan's DONE- rename after its last merge is made on loom's merge commit", () => {
+  const story = new Story(makePlan([["a", []]]), { settings: { renamePlans: true } });
+  const effects = mergeOn(story, "a", story.state.pr.headSha);
+  assert.ok(effects.some((e) => e.type === "renamePlanFile" && e.prefix === "DONE-"));
+  assert.equal(story.state.pr.headSha, MERGE, "the head the rename commits on");
+});
+
+test("a plan's first dispatch comes before its IN_PROGRESS- rename: it does not wait for the rename's four requests", () => {
+  const story = new Story(makePlan([["a", []]]), { settings: { renamePlans: true } });
+  const progress = story.effects
+    .filter((e) => e.type === "dispatchRun" || e.type === "renamePlanFile")
+    .map((e) => e.key);
+  assert.deepEqual(progress, [`${KEY}:a:1:dispatch`, `${KEY}:@plan:rename:IN_PROGRESS-`]);
+});
+
+/** An approved untrusted plan a → b → c whose merges of a and b loom took as the head at once. */
+function twoOwnMerges(): { story: Story; heads: string[] } {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", ["a"]],
+      ["c", ["b"]],
+    ]),
+    { trusted: false },
+  );
+  const heads = [story.state.pr.headSha, "1".repeat(40), "2".repeat(40)];
+  story.command("approve", undefined, heads[0]);
+  for (const [i, id] of ["a", "b"].entries()) {
+    story.run(id, "completed");
+    story.send({
+      type: "merge.finished",
+      stageId: id,
+      outcome: "merged",
+      sha: heads[i + 1] ?? "",
+      parent: heads[i] ?? "",
+      detail: "",
+    });
+  }
+  assert.equal(story.state.pr.headSha, heads[2]);
+  assert.equal(story.state.approvedSha, heads[2]);
+  return { story, heads };
+}
+
+test("the late webhook of loom's earlier merge does not move the head back (nor drop the approval)", () => {
+  const { story, heads } = twoOwnMerges();
+  story.send({ type: "head.moved", headSha: heads[1] ?? "", before: heads[0] ?? "" });
+  assert.equal(story.state.pr.headSha, heads[2]);
+  assert.equal(story.state.approvedSha, heads[2]);
+  story.send({ type: "head.moved", headSha: heads[2] ?? "", before: heads[1] ?? "" });
+  assert.equal(story.state.pr.headSha, heads[2]);
+  assert.equal(story.state.approvedSha, heads[2]);
+  assert.deepEqual(story.dispatched(), [], "c was dispatched once, with b's merge");
+  assert.equal(story.stage("c").sessions.length, 1);
+});
+
+test("a push from the head back to loom's earlier merge (a reset) does move the head", () => {
+  const { story, heads } = twoOwnMerges();
+  story.send({ type: "head.moved", headSha: heads[1] ?? "", before: heads[2] ?? "" });
+  assert.equal(story.state.pr.headSha, heads[1]);
+  // A commit loom made itself on the approved head, pushed from the head loom knew: still loom's own.
+  assert.equal(story.state.approvedSha, heads[1]);
+});
+
+test("a read-back of the head (no push behind it) is believed, even an earlier merge of loom's", () => {
+  const { story, heads } = twoOwnMerges();
+  story.send({ type: "head.moved", headSha: heads[1] ?? "", before: null });
+  assert.equal(story.state.pr.headSha, heads[1]);
+});
