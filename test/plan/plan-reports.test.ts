@@ -305,6 +305,31 @@ describe("checkStageLimit: max_stages_per_plan from .github/loom.yml", () => {
     const other = "  - id: cc\n  - id: c\n";
     assert.equal(checkStageLimit(plan, other, 2)?.line, 2);
   });
+
+  it("finds ids written with extra spaces, and not a key that only ends in id", () => {
+    const spaced = planMarkdown([
+      ...HEADER,
+      ...goodStage("build"),
+      "      sandbox:",
+      "        uid: docs",
+      "    -   id:  docs",
+      "        name: Docs",
+      "    -  id: 'check'",
+      "       name: Check",
+    ]);
+    const parsed = parsePlan(PATH, spaced);
+    assert.ok(parsed.ok, JSON.stringify(parsed.ok ? [] : parsed.errors));
+    assert.deepEqual(
+      [1, 2].map((max) => [
+        checkStageLimit(parsed.plan, spaced, max)?.stage,
+        checkStageLimit(parsed.plan, spaced, max)?.line,
+      ]),
+      [
+        ["docs", 16],
+        ["check", 18],
+      ],
+    );
+  });
 });
 
 describe("plan file names through their lifecycle", () => {
