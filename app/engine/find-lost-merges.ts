@@ -46,7 +46,7 @@ export async function findLostMerges(
  * `identical`. A commit GitHub no longer has (404) is not contained; any other failure throws, so
  * the delivery is tried again rather than a stage judged on no answer.
  */
-async function headContains(
+export async function headContains(
   deps: EngineDeps,
   octokit: ProbotOctokit,
   repo: RepoOf,

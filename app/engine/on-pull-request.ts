@@ -16,7 +16,7 @@ import { comesFromFork } from "../trust/comes-from-fork.ts";
 import { authorizeSender } from "../trust/authorize-sender.ts";
 import { applyEvents } from "./apply-events.ts";
 import { buildPlanSpec } from "./build-plan-spec.ts";
-import { findLostMerges } from "./find-lost-merges.ts";
+import { findLostMerges, headContains } from "./find-lost-merges.ts";
 import { isStalePush } from "../../src/orchestrator/move-head.ts";
 import { isLoomProducedHead } from "./plans-of-pull.ts";
 import type { EngineDeps } from "./engine-deps.ts";
@@ -200,8 +200,16 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
       // show it was loom's own merge on the approved head.
       const before = delivery.action === "synchronize" ? (delivery.before ?? null) : null;
       const confirms = before !== null && state.approvalLost?.to === pull.head.sha;
-      // loom's own earlier commit, whose webhook came after loom moved the head past it: nothing to do.
-      const stale = isStalePush(state, pull.head.sha, before);
+      // A push whose webhook came after the head moved past it (loom's merges and renames move the
+      // head from their answers; GitHub promises no order): its head is in the current one. Moving
+      // back to it would undo merges. One compare, only for a push not made on the head loom knows.
+      const stale =
+        isStalePush(state, pull.head.sha, before) ||
+        (before !== null &&
+          before !== state.pr.headSha &&
+          pull.head.sha !== state.pr.headSha &&
+          (await headContains(deps, octokit, repo, state.pr.headSha, pull.head.sha)));
+      if (stale) deps.log.info({ head: pull.head.sha }, "a late push webhook: the head is already past it");
       if (!stale && (state.pr.headSha !== pull.head.sha || confirms))
         events.push({
           type: "head.moved",

@@ -51,7 +51,7 @@ export type FakeGitHub = {
    * path matches `path` get `status` instead of an answer (`times: Infinity`: every one).
    */
   faults: { method: string; path: RegExp; status: number; times: number }[];
-  /** GitHub's compare status of `base...head` (default `ahead`: head contains base). */
+  /** GitHub's compare status of `base...head` (default: by age, the later commit contains the earlier). */
   compare: (base: string, head: string) => "ahead" | "identical" | "behind" | "diverged";
   /** Removes the catch-alls (call before `gh.done()`). */
   close(): void;
@@ -60,9 +60,24 @@ export type FakeGitHub = {
 const BASE = `/repos/${REPO.owner}/${REPO.repo}`;
 const BLOB = "https://results-receiver.actions.githubusercontent.com";
 let shaCounter = 0;
+/** When each SHA `nextSha` made was made: a later commit is taken to contain an earlier one. */
+const shaOrder = new Map<string, number>();
+
 export function nextSha(): string {
   shaCounter += 1;
-  return shaCounter.toString(16).padStart(40, "a");
+  const sha = shaCounter.toString(16).padStart(40, "a");
+  shaOrder.set(sha, shaCounter);
+  return sha;
+}
+
+/**
+ * GitHub's compare of `base...head` when a test sets none: a commit made later contains one made
+ * earlier (`ahead`; `behind` the other way); SHAs the fake did not make are taken as `ahead`.
+ */
+function compareByAge(base: string, head: string): "ahead" | "identical" | "behind" {
+  if (base === head) return "identical";
+  const [b, h] = [shaOrder.get(base), shaOrder.get(head)];
+  return b !== undefined && h !== undefined && h < b ? "behind" : "ahead";
 }
 
 export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
@@ -97,7 +112,7 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
     },
     unhandled: [],
     faults: [],
-    compare: () => "ahead",
+    compare: compareByAge,
     close: () => undefined,
   };
   const interceptors: nock.Interceptor[] = [];

@@ -100,7 +100,15 @@ test("a burst of 100 pushes recorded before loom gets to them costs the GitHub r
   h = undefined;
 
   const burst = await costOfPushes(100);
-  assert.deepEqual(burst.requests, one.requests, "100 pushes cost what one push costs");
+  // The last push was made on a head loom never saw (the 99 before it were coalesced away): one
+  // compare tells it is not a late webhook of an older push.
+  const compares = burst.requests.filter((r) => r.includes("/compare/"));
+  assert.equal(compares.length, 1);
+  assert.deepEqual(
+    burst.requests.filter((r) => !r.includes("/compare/")),
+    one.requests,
+    "100 pushes cost what one push costs, and one compare",
+  );
   assert.equal((await planState(burst.harness)).pr.headSha, burst.last, "the plan is at the last head");
   const heads = new Set(burst.harness.fake.checkRuns.map((r) => String(r["head_sha"])));
   assert.deepEqual(
@@ -187,6 +195,39 @@ test("loom's own merges pushed in a burst are each judged: an approved plan stay
   const state = await planState(h);
   assert.equal(state.pr.headSha, heads[3]);
   assert.equal(state.approvedSha, heads[3], "the approval follows loom's own merges");
+  await h.finish();
+  h = undefined;
+});
+
+test("a push's webhook that comes after a later push's is late: the head does not move back, at the cost of one compare", async () => {
+  h = await startHarness();
+  h.fake.files.set("main:.github/loom.yml", "rename_plans: false\n");
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+  const [first, second] = push(h, 2);
+  assert.ok(first && second);
+  // GitHub's history of the branch: the opened head, then the two pushes.
+  const history = [h.headSha, first.head, second.head];
+  h.fake.compare = (base, head) => {
+    const [b, x] = [history.indexOf(base), history.indexOf(head)];
+    return x === b ? "identical" : x > b ? "ahead" : "behind";
+  };
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", { number: 1, headSha: second.head, before: second.before }),
+  );
+  assert.equal((await planState(h)).pr.headSha, second.head);
+  const from = h.gh.requests.length;
+  const runsBefore = h.fake.checkRuns.length;
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", { number: 1, headSha: first.head, before: first.before }),
+  );
+  assert.equal((await planState(h)).pr.headSha, second.head, "the head stays the newest push");
+  assert.equal(h.fake.checkRuns.length, runsBefore, "no check run moved back to the older head");
+  assert.deepEqual(
+    requestsSince(h, from).filter((r) => r.startsWith("GET") && r.includes("/compare/")),
+    ["GET /repos/acme/widgets/compare/<sha>...<sha>?per_page=<n>"],
+  );
   await h.finish();
   h = undefined;
 });
