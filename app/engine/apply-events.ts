@@ -110,7 +110,8 @@ const SYNC_EFFECTS: ReadonlySet<Effect["type"]> = new Set(["syncCheckRun", "sync
  * are the effect keys prefixed with the plan identity (the reducer's keys start with the plan blob
  * SHA, which two pull requests carrying the same plan file share). The outbox ignores a key it
  * has seen, which is what makes dispatches and merges happen once; sync effects reuse one key per
- * check run, so they also carry the version that decided them, or a later sync would be dropped.
+ * check run, so they also carry the version that decided them, or a later sync would be dropped,
+ * and each replaces an older one of its check run or comment still waiting in the outbox.
  */
 function splitEffects(
   planKey: string,
@@ -121,9 +122,11 @@ function splitEffects(
   const timers: TimerInput[] = [];
   for (const effect of effects) {
     if (effect.type === "setTimer") timers.push({ key: effect.key, at: effect.at });
-    else if (SYNC_EFFECTS.has(effect.type))
-      outbox.push({ key: `${planKey}|${effect.key}|v${version}`, effect, lane: effectLane(effect) });
-    else outbox.push({ key: `${planKey}|${effect.key}`, effect, lane: effectLane(effect) });
+    else if (SYNC_EFFECTS.has(effect.type)) {
+      // The newest sync of a check run or comment replaces one still waiting: one write, not two.
+      const replaces = `${planKey}|${effect.key}|v`;
+      outbox.push({ key: `${replaces}${version}`, effect, lane: effectLane(effect), replaces });
+    } else outbox.push({ key: `${planKey}|${effect.key}`, effect, lane: effectLane(effect) });
   }
   return { outbox, timers };
 }

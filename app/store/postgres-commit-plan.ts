@@ -57,6 +57,11 @@ export async function commitPostgresPlan(
         );
   if (written.rowCount !== 1) return { ok: false, reason: "conflict" };
   for (const e of input.effects) {
+    if (e.replaces !== undefined)
+      await c.query(
+        "DELETE FROM loom_outbox WHERE plan_key = $1 AND status = 'pending' AND lease_until <= $2 AND substr(key, 1, $3) = $4",
+        [planKey, now, e.replaces.length, e.replaces],
+      );
     await c.query(
       "INSERT INTO loom_outbox (key, plan_key, effect, enqueued_at, lane) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key) DO NOTHING",
       [e.key, planKey, writeJson(e.effect), now, e.lane ?? 0],

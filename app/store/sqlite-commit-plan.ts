@@ -52,7 +52,13 @@ export function commitSqlitePlan(db: DatabaseSync, key: PlanKey, input: CommitPl
   const enqueue = db.prepare(
     "INSERT INTO loom_outbox (key, plan_key, effect, enqueued_at, lane) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
   );
-  for (const e of input.effects) enqueue.run(e.key, planKey, writeJson(e.effect), now, e.lane ?? 0);
+  const replace = db.prepare(
+    "DELETE FROM loom_outbox WHERE plan_key = ? AND status = 'pending' AND lease_until <= ? AND substr(key, 1, ?) = ?",
+  );
+  for (const e of input.effects) {
+    if (e.replaces !== undefined) replace.run(planKey, now, e.replaces.length, e.replaces);
+    enqueue.run(e.key, planKey, writeJson(e.effect), now, e.lane ?? 0);
+  }
   const upsertTimer = db.prepare(
     `INSERT INTO loom_timers (plan_key, key, at) VALUES (?, ?, ?)
      ON CONFLICT (plan_key, key) DO UPDATE SET at = excluded.at, lease_owner = NULL, lease_until = 0`,

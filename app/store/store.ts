@@ -62,7 +62,13 @@ export const EVERY_LANE = 2_147_483_647;
  * A side effect to enqueue; `key` is globally unique and deterministic. `lane` (default 0): a plan's
  * pending effects in a lower lane are claimed before those in a higher one.
  */
-export type EffectInput = { key: string; effect: unknown; lane?: number };
+/**
+ * `replaces`: a key prefix. Pending effects of the plan whose key starts with it, and that no worker
+ * holds, are dropped before this one is enqueued: a newer sync of the same check run or comment
+ * replaces an older one still waiting (it reads the state when it runs, so the older one would only
+ * write a state already gone), and the newer one takes its place at the end of the plan's queue.
+ */
+export type EffectInput = { key: string; effect: unknown; lane?: number; replaces?: string };
 
 /** A timer of a plan: fires (becomes claimable) at `at`. Identity is (plan, key). */
 export type TimerInput = { at: number; key: string };

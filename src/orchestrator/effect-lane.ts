@@ -2,15 +2,16 @@ import type { Effect } from "./effects.ts";
 
 /** Effects that move a plan forward: claimed first. */
 export const PROGRESS_LANE = 0;
-/** Effects that only show the plan (check-run text, the status comment, replies, label definitions). */
+/** Effects that only show the plan (stage check runs, replies, label definitions). */
 export const DISPLAY_LANE = 1;
+/**
+ * The plan's own check run and the status comment: they link every stage's check run, so they are
+ * written after the stage check runs waiting with them (a stage run re-created on a new head is
+ * linked at once, with no second write of the overview).
+ */
+export const OVERVIEW_LANE = 2;
 
-const DISPLAY: ReadonlySet<Effect["type"]> = new Set([
-  "syncCheckRun",
-  "syncStatusComment",
-  "reply",
-  "ensureLabel",
-]);
+const DISPLAY: ReadonlySet<Effect["type"]> = new Set(["syncCheckRun", "reply", "ensureLabel"]);
 
 /**
  * The outbox lane of an effect. A plan's effects still run one at a time, but a pending effect of
@@ -21,5 +22,7 @@ const DISPLAY: ReadonlySet<Effect["type"]> = new Set([
  * keep its order with a later creation of the same branch.
  */
 export function effectLane(effect: Effect): number {
+  if (effect.type === "syncStatusComment" || (effect.type === "syncCheckRun" && effect.stageId === null))
+    return OVERVIEW_LANE;
   return DISPLAY.has(effect.type) ? DISPLAY_LANE : PROGRESS_LANE;
 }

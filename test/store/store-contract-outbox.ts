@@ -59,6 +59,53 @@ export function describeOutboxContract(open: (t: TestContext) => Promise<Store>)
       assert.deepEqual(order, ["create branch", "dispatch", "sync check run", "sync comment"]);
     });
 
+    it("drops a waiting effect a newer one replaces (which queues last), never one a worker holds", async (t) => {
+      const store = await open(t);
+      const sync = (target: string, version: number) => ({
+        key: `p|${target}|v${version}`,
+        effect: `${target} v${version}`,
+        lane: 1,
+        replaces: `p|${target}|v`,
+      });
+      await store.commitPlan(planKey(1), {
+        expectedVersion: 0,
+        state: 1,
+        active: true,
+        effects: [sync("plan", 1), sync("b", 1), { key: "p|dispatch", effect: "dispatch", lane: 0 }],
+        timers: [],
+        now: 0,
+      });
+      await store.commitPlan(planKey(1), {
+        expectedVersion: 1,
+        state: 2,
+        active: true,
+        effects: [sync("b", 2), sync("plan", 2), sync("plan", 3)],
+        timers: [],
+        now: 0,
+      });
+      assert.equal(await store.getEffect("p|plan|v1"), null, "replaced while it waited");
+      assert.equal(await store.getEffect("p|plan|v2"), null, "replaced within the same commit");
+      const order: unknown[] = [];
+      for (let now = 1; now < 10; now++) {
+        const [item] = await store.claimEffects("w", 10, 1000, now);
+        if (!item) continue;
+        order.push(item.effect);
+        if (item.effect === "b v2") {
+          // A newer sync of b while a worker holds b v2: both write, b v2 is not taken from its worker.
+          await store.commitPlan(planKey(1), {
+            expectedVersion: 2,
+            state: 3,
+            active: true,
+            effects: [sync("b", 4)],
+            timers: [],
+            now,
+          });
+        }
+        await store.completeEffect(item.key, null, now);
+      }
+      assert.deepEqual(order, ["dispatch", "b v2", "plan v3", "b v4"]);
+    });
+
     it("holds a progress effect back while a display effect of its plan is in flight, not while one waits to retry", async (t) => {
       const store = await open(t);
       await store.commitPlan(planKey(1), {
