@@ -172,6 +172,51 @@ describe(
       }
     });
 
+    it("writes each check run of the plan at most twice (created, then completed or superseded): stages first, then the overview that links them", () => {
+      const writes = new Map<string, number>();
+      for (const r of e2e.emulator.requests) {
+        if (r.login !== BOT) continue;
+        const id =
+          r.operationId === "checks/create" && r.status === 201
+            ? String((r.body as { name?: string }).name) +
+              "@" +
+              String((r.body as { head_sha?: string }).head_sha)
+            : null;
+        if (id !== null) writes.set(id, (writes.get(id) ?? 0) + 1);
+      }
+      const planRuns = e2e.emulator.state.checkRuns.filter((run) => run.name === "loom: PLAN-diamond");
+      for (const run of planRuns) {
+        const updates = e2e.emulator.requests.filter(
+          (r) =>
+            r.login === BOT && r.operationId === "checks/update" && r.path.endsWith(`/check-runs/${run.id}`),
+        );
+        assert.ok(
+          updates.length <= 1,
+          `the plan's check run on ${run.headSha.slice(0, 7)} was updated ${updates.length} times`,
+        );
+      }
+      assert.ok(
+        [...writes.values()].every((n) => n === 1),
+        "one create a check run and head",
+      );
+      // On each head, the stages' check runs are created before the plan's, which links them.
+      const creates = e2e.emulator.requests.flatMap((r, index) =>
+        r.login === BOT && r.operationId === "checks/create" && r.status === 201
+          ? [{ index, ...(r.body as { name: string; head_sha: string }) }]
+          : [],
+      );
+      for (const plan of creates.filter((c) => c.name === "loom: PLAN-diamond")) {
+        const later = creates.filter(
+          (c) => c.head_sha === plan.head_sha && c.name !== plan.name && c.index > plan.index,
+        );
+        assert.deepEqual(
+          later.map((c) => c.name),
+          [],
+          `stage check runs created on ${plan.head_sha.slice(0, 7)} after the plan's`,
+        );
+      }
+    });
+
     it("shows the whole plan done in the sticky status comment, each stage linked to its check run", async () => {
       const comment = e2e.statusComment(pull);
       assert.ok(comment, "loom posted a status comment");
