@@ -87,6 +87,8 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
   const pull = delivery.pull_request;
   const octokit = await deps.getOctokit(repo.installationId);
   const known = await deps.store.listPlansForPull(repo.owner, repo.repo, pull.number);
+  if (delivery.action === "synchronize" && isLateOwnPush(known, pull.head.sha, delivery.before ?? null))
+    return;
   // A file loom renamed (`IN_PROGRESS-PLAN-x.md`, `DONE-PLAN-x.md`) is the plan it knows by its first name.
   const files = identifyPlanFiles(discoverPlanPaths(await listPullFiles(octokit, repo, pull.number)), known);
   const paths = files.map((entry) => entry.path);
@@ -245,6 +247,19 @@ function isOwnHead(known: PlanRecord[], sha: string, paths: string[]): boolean {
     active.every((record) =>
       (readStoredPlan(record.planKey, record.state).state.loomHeads ?? []).includes(sha),
     )
+  );
+}
+
+/**
+ * A late webhook of loom's own earlier commit (a merge, a rename): every running plan of the pull
+ * request already moved past it, to a later commit of loom's own that contains it, whose own
+ * webhook reads the file list. Nothing to read or do.
+ */
+function isLateOwnPush(known: PlanRecord[], sha: string, before: string | null): boolean {
+  const active = known.filter((record) => record.active);
+  return (
+    active.length > 0 &&
+    active.every((record) => isStalePush(readStoredPlan(record.planKey, record.state).state, sha, before))
   );
 }
 

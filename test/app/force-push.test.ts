@@ -146,3 +146,35 @@ test("the push of loom's own merge reads the file list only (no config, permissi
   await h.finish();
   h = undefined;
 });
+
+test("the late webhook of loom's own earlier merge, after loom took a later merge as the head, reads nothing and moves nothing", async () => {
+  h = await openDiamond();
+  await finishRun(h, "a");
+  const first = (await planStateOf(h)).pr.headSha;
+  await finishRun(h, "b");
+  const state = await planStateOf(h);
+  assert.notEqual(state.pr.headSha, first, "b's merge is the head now");
+  assert.ok((state.loomHeads ?? []).includes(first));
+  const requestsBefore = h.gh.requests.length;
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", {
+      number: 1,
+      headSha: first,
+      before: h.headSha,
+      sender: { login: "loom[bot]" },
+    }),
+  );
+  assert.deepEqual(
+    h.gh.requests.slice(requestsBefore).map((r) => `${r.method} ${r.path}`),
+    [],
+  );
+  assert.equal((await planStateOf(h)).pr.headSha, state.pr.headSha);
+  await h.finish();
+  h = undefined;
+});
+
+async function planStateOf(harness: Harness): Promise<PlanState> {
+  const [plan] = await harness.store.listPlansForPull("acme", "widgets", 1);
+  return (plan?.state as { state: PlanState }).state;
+}
