@@ -26,7 +26,9 @@ before(async () => {
   checkout = path.join(root, "checkout");
   await mkdir(checkout);
   await writeFile(path.join(checkout, "README.md"), "# repo\n");
-  sandbox = await createSessionSandbox(path.join(root, "tmp"), root);
+  // One session user name for every run of this file: a run stopped before `after` (a mutation
+  // test bails out at the first failure) leaves that one user behind, not one per run.
+  sandbox = await createSessionSandbox(path.join(root, "tmp"), "loom-check-isolation-test");
 });
 after(async () => {
   if (sandbox !== undefined) await disposeSessionSandbox(sandbox);
@@ -59,21 +61,21 @@ describe(
         {
           kind: "acceptance",
           name: "who",
-          command: 'id -un; stat -c %U .; echo "$HOME"',
+          command: 'id -un; id -gn; stat -c %U .; echo "$HOME"',
           cwd: checkout,
           criteria: {},
         },
         ctx,
       );
       assert.equal(result.passed, true, result.output_tail);
-      assert.equal(result.output_tail, `--- stdout ---\n${user}\n${user}\n${ctx.sandbox?.home}`);
+      assert.equal(result.output_tail, `--- stdout ---\n${user}\n${user}\n${user}\n${ctx.sandbox?.home}`);
       assert.equal((await stat(checkout)).uid, process.getuid?.());
     });
 
     it("kill what the session user left running once the command exits", async () => {
       const started = Date.now();
       const run = await runCommand({
-        command: "sleep 30 & echo started",
+        command: "sleep 30 & (trap '' TERM; sleep 30) & echo started",
         cwd: checkout,
         timeoutMs: 20_000,
         env: { PATH: process.env.PATH },
