@@ -116,7 +116,7 @@ function followsHead(stageId: string | null, view: CheckRunView): boolean {
  * write that would change nothing; a check run that went from completed back to work (a retry) is
  * created anew on the head, so GitHub shows the newest state and its buttons. A run created on a
  * new head is recorded in the state (`checkRun.created`), and the run it replaces on the old head
- * is completed as superseded.
+ * is completed as superseded, before the new one is written.
  */
 export async function syncCheckRun(ctx: EffectContext, effect: SyncCheckRun): Promise<OrchestratorEvent[]> {
   const view = renderCheckRunView(ctx, effect.stageId);
@@ -125,10 +125,13 @@ export async function syncCheckRun(ctx: EffectContext, effect: SyncCheckRun): Pr
   const recorded = ctx.state.checkRuns?.[getCheckSlot(effect.stageId)] ?? null;
   const target =
     recorded !== null && !followsHead(effect.stageId, view) ? recorded.headSha : ctx.state.pr.headSha;
-  const written = await writeCheckRun(ctx, effect, view, payload, recorded, target);
-  if (recorded !== null && recorded.headSha !== written.headSha && recorded.id !== written.id) {
+  // The run on the old head is completed first: should the write on the new head fail (a write
+  // limit, GitHub down), the retry, or a newer sync replacing it, finds the old one done and records
+  // the new one. The other order left a new run nobody recorded, spinning once the head moved again.
+  if (recorded !== null && recorded.headSha !== target) {
     await completeSuperseded(ctx, effect.type, recorded, view.name);
   }
+  const written = await writeCheckRun(ctx, effect, view, payload, recorded, target);
   if (recorded?.id === written.id && recorded.headSha === written.headSha) return [];
   return [
     {

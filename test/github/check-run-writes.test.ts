@@ -379,18 +379,19 @@ describe("the run an older head still shows", () => {
     gh.done();
   });
 
-  it("a run gone from GitHub (404) is fine; another failure is tried again", async () => {
+  it("a run gone from GitHub (404) is fine; another failure is tried again, before anything is written on the new head", async () => {
     gh = mockGitHub();
     gh.api.post(CHECK_RUNS).reply(201, { id: 81 });
     gh.api.get(`${CHECK_RUNS}/80`).reply(404, { message: "Not Found" });
     await executeEffect(makeContext(state()), sync("a"));
-    gh.api.post(CHECK_RUNS).reply(201, { id: 82 });
     gh.api.get(`${CHECK_RUNS}/80`).reply(200, checkRun(80, "in_progress", externalA));
     gh.api.patch(`${CHECK_RUNS}/80`).reply(502, { message: "Bad Gateway" });
     await assert.rejects(executeEffect(makeContext(state()), sync("a")), {
       retryable: true,
       message: "completing superseded check run loom: a: 502 Bad Gateway",
     });
+    // No run on the new head yet: a retry (or a newer sync) cannot leave one nobody recorded.
+    assert.equal(gh.find("POST", CHECK_RUNS).length, 1);
     gh.done();
   });
 
