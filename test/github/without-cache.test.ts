@@ -60,15 +60,13 @@ describe("without the process cache", () => {
   it("a superseded run on an old head is completed", async () => {
     gh = mockGitHub();
     gh.api.post(CHECK_RUNS).reply(201, { id: 81 });
-    gh.api
-      .get(`${CHECK_RUNS}/80`)
-      .reply(200, {
-        id: 80,
-        status: "in_progress",
-        conclusion: null,
-        external_id: externalA,
-        output: { title: "t" },
-      });
+    gh.api.get(`${CHECK_RUNS}/80`).reply(200, {
+      id: 80,
+      status: "in_progress",
+      conclusion: null,
+      external_id: externalA,
+      output: { title: "t" },
+    });
     gh.api.patch(`${CHECK_RUNS}/80`).reply(200, { id: 80 });
     const state = makeDiamond({ a: { status: "executing", attempt: 1, sessions: [makeSession()] } });
     const ctx = makeContext(
