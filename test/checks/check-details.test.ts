@@ -20,6 +20,8 @@ before(async () => {
     "src/b.ts": "export const b = 2;\n",
     "stubs/b.ts": "// TODO\n",
     "stubs/a.ts": "\ntodo!()\n",
+    "stubs/c.ts": "// FIXME\n",
+    "stubs/b/deep.ts": "  \n",
     [`src/${SECRET}.ts`]: "export {};\n",
   };
   for (const [name, text] of Object.entries(files)) {
@@ -47,10 +49,10 @@ describe("check details a person reads", { concurrency: true }, () => {
   });
 
   it("lists the stubs a glob matched in path order", async () => {
-    const result = await checkArtifact("stubs/*.ts", dir, context());
+    const result = await checkArtifact("stubs/**/*.ts", dir, context());
     assert.equal(
       result.output_tail,
-      "stubs/a.ts: contains todo!() at line 2\nstubs/b.ts: contains TODO at line 1",
+      "stubs/a.ts: contains todo!() at line 2\nstubs/b.ts: contains TODO at line 1\nstubs/b/deep.ts: the file is empty\nstubs/c.ts: contains FIXME at line 1",
     );
   });
 
@@ -112,5 +114,17 @@ describe("an output tail of exactly the limit", () => {
   it("is kept whole", () => {
     const stdout = "x".repeat(100 - "--- stdout ---\n".length);
     assert.equal(tailOutput({ stdout }, [], 100), `--- stdout ---\n${stdout}`);
+  });
+});
+
+describe("output tails", () => {
+  it("leave out a stderr of whitespace only", () => {
+    assert.equal(tailOutput({ stderr: " \n\t", stdout: "x" }, []), "--- stdout ---\nx");
+  });
+
+  it("keep every failure line above the cut", () => {
+    const text = tailOutput({ failures: ["first", "second"], stdout: "o".repeat(300) }, [], 100);
+    assert.ok(text.startsWith("first\nsecond\n… (cut) …\n"), text);
+    assert.equal(text.length, 100);
   });
 });

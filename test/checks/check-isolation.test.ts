@@ -97,6 +97,15 @@ describe(
       );
     });
 
+    it("run the dead-code command as the session user too", async () => {
+      const result = await runDeadCodeCheck(
+        { command: "id -un", fail_patterns: ["root"] },
+        checkout,
+        context(),
+      );
+      assert.equal(result.passed, true, result.output_tail);
+    });
+
     it("answer a checkout that cannot be lent with why, without running the command", async () => {
       const missing = path.join(root, "no-such-checkout");
       const run = await runCommand({
