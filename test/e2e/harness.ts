@@ -109,7 +109,8 @@ export type E2E = {
   /**
    * loom's check runs of the pull request as people reach them, newest per name over the commits
    * of its branch: the plan's on the current head, each stage's where it was last written (on the
-   * head while it runs or needs a person; a waiting or finished stage's stays where it was).
+   * head while it runs or needs a person; a waiting or finished stage's stays where it was). Runs
+   * completed as superseded are left out: the one loom writes on the new head is the check's state.
    */
   checkRuns(pull: PullRecord): Promise<CheckRunRecord[]>;
   /** loom's check runs on the pull request's current head (its checks list), newest per name. */
@@ -273,6 +274,9 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
       const newest = new Map<string, CheckRunRecord>();
       for (const run of emulator.state.checkRuns) {
         if (!commits.has(run.headSha) || run.app !== BOT || !run.name.startsWith("loom")) continue;
+        // A run loom completed as superseded (the head moved on) is not its check's state: the
+        // run on the new head is, written just after it.
+        if (run.output.title?.startsWith("Superseded:")) continue;
         const known = newest.get(run.name);
         if (!known || known.id < run.id) newest.set(run.name, run);
       }
