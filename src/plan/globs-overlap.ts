@@ -102,14 +102,15 @@ function toRegExp(glob: string): RegExp | null {
     if (char === "*") source += "[^/]*";
     else if (char === "?") source += "[^/]";
     else if (char === "[") {
-      const end = glob.indexOf("]", i + 2);
+      // `[!…]` negates; a `]` first among the members is one of them, not the class's end.
+      const negated = glob[i + 1] === "!";
+      const start = i + (negated ? 2 : 1);
+      const end = glob.indexOf("]", start + 1);
       if (end === -1) source += "\\[";
       else {
-        const body = glob
-          .slice(i + 1, end)
-          .replace(/^!/, "^")
-          .replace(/\\/g, "\\\\");
-        source += `[${body}]`;
+        // A backslash, `]` and `^` are members as written (JavaScript would read `[]`, `[^]`).
+        const members = glob.slice(start, end).replace(/[\\\]^]/g, "\\$&");
+        source += `[${negated ? "^" : ""}${members}]`;
         i = end;
       }
     } else source += char.replace(/[.+^${}()|\\\]]/g, "\\$&");
