@@ -8,6 +8,8 @@ import { buildRepoContext, withState } from "./build-repo-context.ts";
 import { effectRetryAt } from "./effect-retry-at.ts";
 import type { EngineDeps } from "./engine-deps.ts";
 import { readStoredPlan } from "./stored-plan.ts";
+import { effectLane, PROGRESS_LANE } from "../../src/orchestrator/effect-lane.ts";
+import { runAsDisplayWrites } from "../github/write-limiter.ts";
 
 /** How long one claimed effect is ours (a dispatch may look for its run for a few seconds). */
 const EFFECT_LEASE_MS = 120_000;
@@ -42,7 +44,8 @@ async function runOne(deps: EngineDeps, item: OutboxEffect): Promise<void> {
     const stored = readStoredPlan(record.planKey, record.state);
     const octokit = await deps.getOctokit(item.planKey.installationId);
     const context = await buildRepoContext(deps, octokit, item.planKey, stored.repo);
-    const events = await executeEffect(withState(context, stored.state, item.attempts), effect);
+    const execute = () => executeEffect(withState(context, stored.state, item.attempts), effect);
+    const events = await (effectLane(effect) === PROGRESS_LANE ? execute() : runAsDisplayWrites(execute));
     if (deps.metrics) recordEffectDone(deps.metrics, effect, events, deps.now() - item.enqueuedAt);
     if (events.length > 0) await applyEvents(deps, { key: item.planKey, events });
     await deps.store.completeEffect(item.key, { events: events.map((event) => event.type) }, deps.now());

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 
 /** At most `limit` requests in any window of `windowMs` (both ends included). */
@@ -150,6 +151,26 @@ export function findWriteLimitWait(error: unknown): WriteLimitWaitError | null {
   return null;
 }
 
+/**
+ * Writes that only show a plan (check runs, the status comment, replies, labels) leave this many
+ * slots of each window to writes that move plans forward (dispatches, merges): a burst of display
+ * writes never makes a dispatch wait for the window to pass.
+ */
+export const PROGRESS_RESERVE = 20;
+
+const displayWrites = new AsyncLocalStorage<true>();
+
+/** Runs `work` with its GitHub writes counted as display writes (they leave `PROGRESS_RESERVE`). */
+export function runAsDisplayWrites<T>(work: () => Promise<T>): Promise<T> {
+  return displayWrites.run(true, work);
+}
+
+/** The windows a write may fill: all of each for progress writes, less the reserve for display ones. */
+export function limitsForThisWrite(limits: readonly WindowLimit[]): readonly WindowLimit[] {
+  if (displayWrites.getStore() !== true) return limits;
+  return limits.map((window) => ({ ...window, limit: Math.max(1, window.limit - PROGRESS_RESERVE) }));
+}
+
 /** The longest a write waits for its slot in the request; longer waits throw `WriteLimitWaitError`. */
 export const MAX_WRITE_WAIT_MS = 62_000;
 
@@ -172,10 +193,11 @@ export function createWriteLimiter(
 ): WriteLimiter {
   return {
     async acquire(key, signal) {
+      const windows = limitsForThisWrite(limits);
       let waited = 0;
       for (;;) {
         signal?.throwIfAborted();
-        const wait = await store.reserve(key, limits);
+        const wait = await store.reserve(key, windows);
         if (wait <= 0) return;
         if (waited + wait > maxWaitMs) throw new WriteLimitWaitError(wait);
         await sleep(wait, undefined, signal === undefined ? {} : { signal });

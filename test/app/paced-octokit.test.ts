@@ -3,7 +3,14 @@ import { after, before, beforeEach, describe, it } from "node:test";
 import { Probot, ProbotOctokit } from "probot";
 import { pacedOctokit } from "../../app/github/paced-octokit.ts";
 import { UnthrottledOctokit } from "../../app/github/unthrottled-octokit.ts";
-import { createWriteLimiter, memoryWindowStore, type WindowLimit } from "../../app/github/write-limiter.ts";
+import {
+  createWriteLimiter,
+  limitsForThisWrite,
+  memoryWindowStore,
+  PROGRESS_RESERVE,
+  runAsDisplayWrites,
+  type WindowLimit,
+} from "../../app/github/write-limiter.ts";
 import { createPrivateKey } from "../support/create-private-key.ts";
 import { startEmulator, type Emulator } from "../emulator/start-emulator.ts";
 
@@ -110,5 +117,29 @@ describe("LOOM_GITHUB_THROTTLE=on (pacedOctokit): GitHub's secondary limits, not
     );
     const created = await paced.rest.issues.createLabel({ ...repo, name: "after-retry", color: "ededed" });
     assert.equal(created.status, 201);
+  });
+});
+
+describe("pacedOctokit: display writes leave the progress reserve", () => {
+  it("a write made inside runAsDisplayWrites reaches the limiter as a display write, through Octokit's hooks", async () => {
+    const emulator = await startEmulator();
+    try {
+      const seen: number[] = [];
+      const limiter = {
+        acquire: () => {
+          seen.push(limitsForThisWrite([{ limit: 80, windowMs: 61_000 }])[0]?.limit ?? 0);
+          return Promise.resolve();
+        },
+        pause: () => Promise.resolve(),
+      };
+      const octokit = await installationClient(emulator, pacedOctokit({ limiter }));
+      await octokit.rest.issues.createLabel({ ...repo, name: "progress", color: "ededed" });
+      await runAsDisplayWrites(() =>
+        octokit.rest.issues.createLabel({ ...repo, name: "display", color: "ededed" }),
+      );
+      assert.deepEqual(seen, [80, 80 - PROGRESS_RESERVE]);
+    } finally {
+      await emulator.close();
+    }
   });
 });

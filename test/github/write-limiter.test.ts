@@ -5,7 +5,9 @@ import {
   createWriteLimiter,
   GITHUB_WRITE_LIMITS,
   memoryWindowStore,
+  PROGRESS_RESERVE,
   redisWindowStore,
+  runAsDisplayWrites,
   waitForSlot,
   WriteLimitWaitError,
   type WindowLimit,
@@ -163,3 +165,29 @@ describe(
     });
   },
 );
+
+describe("the write limiter keeps a reserve for writes that move plans forward", () => {
+  const minute = [{ limit: 80, windowMs: 61_000 }];
+  it("display writes stop 20 short of the window's limit; dispatches and merges may fill it", async () => {
+    let now = 1_000;
+    // A wait longer than 0 ms throws: what would wait is visible at once.
+    const limiter = createWriteLimiter(
+      memoryWindowStore(() => now),
+      minute,
+      0,
+    );
+    for (let i = 0; i < 80 - PROGRESS_RESERVE; i++) {
+      await runAsDisplayWrites(() => limiter.acquire("inst"));
+      now += 10;
+    }
+    await assert.rejects(
+      runAsDisplayWrites(() => limiter.acquire("inst")),
+      WriteLimitWaitError,
+      "a display write waits once 60 writes are in the window",
+    );
+    for (let i = 0; i < PROGRESS_RESERVE; i++) await limiter.acquire("inst");
+    await assert.rejects(limiter.acquire("inst"), WriteLimitWaitError, "the window itself is full at 80");
+    now += 61_001;
+    await runAsDisplayWrites(() => limiter.acquire("inst"));
+  });
+});
