@@ -33,9 +33,13 @@ async function finishRun(harness: Harness, stageId: string) {
   );
 }
 
-async function stagesOf(harness: Harness): Promise<PlanState["stages"]> {
+async function planStateOf(harness: Harness): Promise<PlanState> {
   const [plan] = await harness.store.listPlansForPull("acme", "widgets", 1);
-  return (plan?.state as { state: PlanState }).state.stages;
+  return (plan?.state as { state: PlanState }).state;
+}
+
+async function stagesOf(harness: Harness): Promise<PlanState["stages"]> {
+  return (await planStateOf(harness)).stages;
 }
 
 /** A person force-pushes a head that contains none of loom's merges; returns the new head. */
@@ -173,8 +177,3 @@ test("the late webhook of loom's own earlier merge, after loom took a later merg
   await h.finish();
   h = undefined;
 });
-
-async function planStateOf(harness: Harness): Promise<PlanState> {
-  const [plan] = await harness.store.listPlansForPull("acme", "widgets", 1);
-  return (plan?.state as { state: PlanState }).state;
-}

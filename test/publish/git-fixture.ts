@@ -8,7 +8,9 @@ import {
   PUBLISH_RESULT_FILE,
   type BundleManifest,
 } from "../../src/artifacts/publish-result.ts";
-import type { PublishDeps } from "../../action/src/publish/run-publish.ts";
+import assert from "node:assert/strict";
+import { runPublish, type PublishDeps, type PublishInputs } from "../../action/src/publish/run-publish.ts";
+import { PublishResult } from "../../src/artifacts/publish-result.ts";
 
 export const PLAN_ID = "PLAN-demo";
 export const STAGE_ID = "build-api";
@@ -239,4 +241,17 @@ export class PublishFixture {
   cleanup(): void {
     rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+/** Runs the publish job on the fixture with `inputs`; the result it uploaded is the one it answered. */
+export async function publishIn(f: PublishFixture, inputs: PublishInputs): Promise<PublishResult> {
+  const result = await runPublish({
+    workspace: f.workspace,
+    tempDir: f.tempDir,
+    inputs,
+    knownSecrets: [],
+    deps: f.deps,
+  });
+  assert.deepEqual(PublishResult.parse(f.uploads.at(-1)?.content), result, "the result is uploaded");
+  return result;
 }

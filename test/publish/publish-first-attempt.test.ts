@@ -1,8 +1,8 @@
 import { afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { runPublish, type PublishInputs } from "../../action/src/publish/run-publish.ts";
-import { PublishResult } from "../../src/artifacts/publish-result.ts";
-import { BRANCH, PLAN_ID, PLAN_PATH, PublishFixture, STAGE_ID, git } from "./git-fixture.ts";
+import type { PublishInputs } from "../../action/src/publish/run-publish.ts";
+import type { PublishResult } from "../../src/artifacts/publish-result.ts";
+import { BRANCH, PLAN_ID, PLAN_PATH, PublishFixture, STAGE_ID, git, publishIn } from "./git-fixture.ts";
 
 // A first attempt: the App dispatched without creating the stage branch; the run job checked out
 // the merge point (`base`, here `main`) and the publish job creates the branch.
@@ -22,16 +22,8 @@ function firstAttempt(): PublishFixture {
   return fixture;
 }
 
-async function publish(f: PublishFixture, override: Partial<PublishInputs> = {}): Promise<PublishResult> {
-  const result = await runPublish({
-    workspace: f.workspace,
-    tempDir: f.tempDir,
-    inputs: { ...inputs, ...override },
-    knownSecrets: [],
-    deps: f.deps,
-  });
-  assert.deepEqual(PublishResult.parse(f.uploads[0]?.content), result, "the result is uploaded");
-  return result;
+function publish(f: PublishFixture, override: Partial<PublishInputs> = {}): Promise<PublishResult> {
+  return publishIn(f, { ...inputs, ...override });
 }
 
 describe("publish: the first attempt creates the stage branch", () => {
