@@ -77,7 +77,7 @@ export const usageCommand: CliCommand = {
       for (const record of records) {
         if (pr !== null && record.key.pr !== pr) continue;
         const repo = `${record.key.owner}/${record.key.repo}`;
-        const { state } = readStoredPlan(record.planKey, record.state);
+        const { state } = readStoredPlan(record);
         for (const line of listUsageLines({ repo, pr: record.key.pr }, state))
           io.stdout(`${JSON.stringify(line)}\n`);
       }

@@ -60,7 +60,7 @@ async function main(): Promise<number> {
     print(
       renderDemoReport(
         {
-          state: readStoredPlan(record.planKey, record.state).state,
+          state: readStoredPlan(record).state,
           checkRuns: await e2e.checkRuns(pull),
           files: files.map((f) => ({
             status: f.status,

@@ -10,7 +10,7 @@ import { formatPlanKey } from "../store/store.ts";
 import type { EffectInput, PlanKey, TimerInput } from "../store/store.ts";
 import type { EngineDeps } from "./engine-deps.ts";
 import { parkEvents } from "./park-events.ts";
-import { readStoredPlan } from "./stored-plan.ts";
+import { readStoredPlan, splitStoredPlan } from "./stored-plan.ts";
 import type { RepoSettings, StoredPlan } from "./stored-plan.ts";
 
 /** Compare-and-swap attempts in a row (each loses only to another writer's success) before parking. */
@@ -48,7 +48,7 @@ export async function applyEvents(deps: EngineDeps, input: ApplyEventsInput): Pr
   const planKey = formatPlanKey(input.key);
   for (let attempt = 1; attempt <= MAX_CAS_ATTEMPTS; attempt++) {
     const record = await deps.store.getPlan(input.key);
-    const current = record === null ? null : readStoredPlan(planKey, record.state);
+    const current = record === null ? null : readStoredPlan(record);
     const repo = input.repo ?? current?.repo;
     if (repo === undefined) return { ok: false, reason: "no-plan" };
     let state: PlanState | null = current?.state ?? null;
@@ -68,9 +68,13 @@ export async function applyEvents(deps: EngineDeps, input: ApplyEventsInput): Pr
     const { outbox, timers } = splitEffects(planKey, version, effects);
     const wake = nextWakeAt(state);
     const now = deps.now();
+    // Only the core and the parts that changed are written (issue 13: incremental state).
+    const { core, setParts, dropParts } = splitStoredPlan(stored, record);
     const committed = await deps.store.commitPlan(input.key, {
       expectedVersion: record?.version ?? 0,
-      state: stored,
+      state: core,
+      setParts,
+      dropParts,
       active: !state.closed,
       effects: outbox,
       timers: wake === null ? timers : [...timers, { key: WAKE_TIMER, at: wake }],

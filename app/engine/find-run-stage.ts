@@ -31,7 +31,7 @@ export async function findRunStage(
     .map((record) => ({
       key: record.key,
       planKey: record.planKey,
-      stored: readStoredPlan(record.planKey, record.state),
+      stored: readStoredPlan(record),
     }));
   for (const plan of plans) {
     const found = findByRunId(plan.stored.state, run.id);

@@ -31,7 +31,7 @@ export async function healPulls(deps: EngineDeps, active: PlanRecord[]): Promise
 
 async function healPull(deps: EngineDeps, first: PlanRecord, records: PlanRecord[]): Promise<void> {
   const { owner, repo, pr, installationId } = first.key;
-  const stored = readStoredPlan(first.planKey, first.state);
+  const stored = readStoredPlan(first);
   const octokit = await deps.getOctokit(installationId);
   const { data } = await readConditional(
     { ...(deps.calls ? { calls: deps.calls } : {}), ...(deps.cache ? { cache: deps.cache } : {}) },
@@ -56,8 +56,6 @@ async function healPull(deps: EngineDeps, first: PlanRecord, records: PlanRecord
     await closePlans(deps, delivery);
     return;
   }
-  const seen = records.every(
-    (record) => readStoredPlan(record.planKey, record.state).state.pr.headSha === pull.head.sha,
-  );
+  const seen = records.every((record) => readStoredPlan(record).state.pr.headSha === pull.head.sha);
   if (!seen) await loadPlans(deps, delivery);
 }

@@ -160,7 +160,7 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
     }
     const spec = buildPlanSpec({ ...result.plan, path }, file.blobSha, result.warnings);
     const record = known.find((plan) => plan.key.planPath === path) ?? null;
-    const state = record === null ? null : readStoredPlan(record.planKey, record.state).state;
+    const state = record === null ? null : readStoredPlan(record).state;
     const at = deps.now();
     const events: OrchestratorEvent[] = [];
     if (state === null || state.closed) {
@@ -244,9 +244,7 @@ function isOwnHead(known: PlanRecord[], sha: string, paths: string[]): boolean {
     active.length > 0 &&
     // A plan file that is not running yet came in with this head: it is read (and waits for a person).
     paths.every((path) => active.some((record) => record.key.planPath === path)) &&
-    active.every((record) =>
-      (readStoredPlan(record.planKey, record.state).state.loomHeads ?? []).includes(sha),
-    )
+    active.every((record) => (readStoredPlan(record).state.loomHeads ?? []).includes(sha))
   );
 }
 
@@ -258,8 +256,7 @@ function isOwnHead(known: PlanRecord[], sha: string, paths: string[]): boolean {
 function isLateOwnPush(known: PlanRecord[], sha: string, before: string | null): boolean {
   const active = known.filter((record) => record.active);
   return (
-    active.length > 0 &&
-    active.every((record) => isStalePush(readStoredPlan(record.planKey, record.state).state, sha, before))
+    active.length > 0 && active.every((record) => isStalePush(readStoredPlan(record).state, sha, before))
   );
 }
 
@@ -273,7 +270,7 @@ async function moveToOwnHead(
   const headAt = readTime(pull.updated_at);
   for (const record of known) {
     if (!record.active) continue;
-    if (readStoredPlan(record.planKey, record.state).state.pr.headSha === pull.head.sha) continue;
+    if (readStoredPlan(record).state.pr.headSha === pull.head.sha) continue;
     const event: OrchestratorEvent = {
       type: "head.moved",
       at: deps.now(),
@@ -355,7 +352,7 @@ async function changeLabels(deps: EngineDeps, delivery: PullRequestDelivery): Pr
   ).filter((record) => record.active);
   const [firstRecord] = known;
   if (firstRecord === undefined) return;
-  const first = readStoredPlan(firstRecord.planKey, firstRecord.state);
+  const first = readStoredPlan(firstRecord);
   const changed = delivery.label?.name;
   if (changed !== undefined && parseLabel(changed, first.repo.labelPrefix) === null) return;
   const labels = delivery.pull_request.labels.map((label) => label.name);
@@ -365,7 +362,7 @@ async function changeLabels(deps: EngineDeps, delivery: PullRequestDelivery): Pr
     deps.log.info({ sender: delivery.sender.login, reason: sender.reason }, "label change ignored");
   }
   for (const record of known) {
-    const stored = readStoredPlan(record.planKey, record.state);
+    const stored = readStoredPlan(record);
     const normalize = (names: string[]) =>
       normalizeLabels(names, stored.repo.labelPrefix, stored.state.plan.id);
     const resolved = resolveLabels({

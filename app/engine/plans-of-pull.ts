@@ -18,7 +18,7 @@ export async function loadPlansOfPull(
     .map((record) => ({
       key: record.key,
       planKey: record.planKey,
-      stored: readStoredPlan(record.planKey, record.state),
+      stored: readStoredPlan(record),
     }));
 }
 
@@ -57,7 +57,7 @@ const LoomHeads = z.object({ loomHeads: z.array(z.string()).optional() }).loose(
 export function isLoomProducedHead(records: PlanRecord[], sha: string, sentByLoom: boolean): boolean {
   if (sentByLoom) return true;
   return records.some((record) => {
-    const parsed = LoomHeads.safeParse(readStoredPlan(record.planKey, record.state).state);
+    const parsed = LoomHeads.safeParse(readStoredPlan(record).state);
     return parsed.success && (parsed.data.loomHeads ?? []).includes(sha);
   });
 }

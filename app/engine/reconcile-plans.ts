@@ -34,7 +34,7 @@ export async function reconcilePlans(deps: EngineDeps): Promise<void> {
   await healPulls(deps, await deps.store.listActivePlans());
   for (const record of await deps.store.listActivePlans()) {
     try {
-      const stored = readStoredPlan(record.planKey, record.state);
+      const stored = readStoredPlan(record);
       const octokit = await deps.getOctokit(record.key.installationId);
       const context = await buildRepoContext(deps, octokit, record.key, stored.repo);
       const events: OrchestratorEvent[] = [];

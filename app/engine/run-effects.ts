@@ -41,7 +41,7 @@ async function runOne(deps: EngineDeps, item: OutboxEffect): Promise<void> {
       await deps.store.failEffect(item.key, "its plan is gone", null);
       return;
     }
-    const stored = readStoredPlan(record.planKey, record.state);
+    const stored = readStoredPlan(record);
     const octokit = await deps.getOctokit(item.planKey.installationId);
     const context = await buildRepoContext(deps, octokit, item.planKey, stored.repo);
     const execute = () => executeEffect(withState(context, stored.state, item.attempts), effect);

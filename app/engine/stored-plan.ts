@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Role } from "../../src/config/loom-config.ts";
 import type { PlanState } from "../../src/orchestrator/state.ts";
+import type { PlanRecord } from "../store/store.ts";
 
 /**
  * What one plan row holds: the orchestrator's state plus the repository settings the app needs to
@@ -39,10 +40,69 @@ export class CorruptPlanRowError extends Error {
   override readonly name = "CorruptPlanRowError";
 }
 
-export function readStoredPlan(planKey: string, raw: unknown): StoredPlan {
-  const parsed = StoredPlan.safeParse(raw);
+/** The parts a plan is stored in besides its core: the plan spec, and one per stage. */
+const PLAN_PART = "plan";
+const STAGE_PART = "stage:";
+
+/** A plan row written split (format 2): the state without its plan spec and stages, kept as parts. */
+const SplitCore = z.object({ format: z.literal(2), state: z.object({}).loose(), repo: z.unknown() });
+
+/** What `commitPlan` writes for a plan: its core, and the parts that differ from what is stored. */
+export type SplitPlan = { core: unknown; setParts: Record<string, string>; dropParts: string[] };
+
+/**
+ * Splits a plan for the store (issue 13: incremental state): the core (format 2: the state without
+ * its plan spec and stages) is written on every commit, each part only when its JSON differs from
+ * the stored one. Parts of a row written whole (format 1, by a loom before the split) are stale and
+ * are all written again; parts of stages gone from the plan are dropped.
+ */
+export function splitStoredPlan(
+  stored: StoredPlan,
+  record: Pick<PlanRecord, "state" | "parts"> | null,
+): SplitPlan {
+  const { plan, stages, ...rest } = stored.state;
+  const current =
+    record !== null && SplitCore.safeParse(record.state).success ? record.parts : new Map<string, string>();
+  const wanted = new Map<string, string>([[PLAN_PART, JSON.stringify(plan)]]);
+  for (const [id, stage] of Object.entries(stages)) wanted.set(`${STAGE_PART}${id}`, JSON.stringify(stage));
+  const setParts: Record<string, string> = {};
+  for (const [name, text] of wanted) if (current.get(name) !== text) setParts[name] = text;
+  const dropParts = [...(record?.parts.keys() ?? [])].filter((name) => !wanted.has(name));
+  return { core: { format: 2, state: rest, repo: stored.repo }, setParts, dropParts };
+}
+
+function readPart(planKey: string, parts: ReadonlyMap<string, string>, name: string): unknown {
+  const text = parts.get(name);
+  if (text === undefined) throw new CorruptPlanRowError(`plan row ${planKey} has no part ${name}`);
+  return JSON.parse(text) as unknown;
+}
+
+/** The whole stored plan of a row: its core with its parts put back, or the row itself when written whole. */
+function joinParts(record: Pick<PlanRecord, "planKey" | "state" | "parts">): unknown {
+  const split = SplitCore.safeParse(record.state);
+  if (!split.success) return record.state;
+  const { state, repo } = split.data;
+  const ids = [...record.parts.keys()]
+    .filter((name) => name.startsWith(STAGE_PART))
+    .map((name) => name.slice(STAGE_PART.length));
+  // The stages in the plan's order, as the reducer keeps them.
+  const order = Array.isArray(state["order"]) ? (state["order"] as unknown[]) : [];
+  const rank = new Map(order.map((id, i) => [id, i]));
+  ids.sort((a, b) => (rank.get(a) ?? order.length) - (rank.get(b) ?? order.length) || a.localeCompare(b));
+  const stages: Record<string, unknown> = {};
+  for (const id of ids) stages[id] = readPart(record.planKey, record.parts, `${STAGE_PART}${id}`);
+  return {
+    format: 1,
+    state: { ...state, plan: readPart(record.planKey, record.parts, PLAN_PART), stages },
+    repo,
+  };
+}
+
+/** The plan a store record holds, checked: joined from its parts when it was written split. */
+export function readStoredPlan(record: Pick<PlanRecord, "planKey" | "state" | "parts">): StoredPlan {
+  const parsed = StoredPlan.safeParse(joinParts(record));
   if (!parsed.success) {
-    throw new CorruptPlanRowError(`plan row ${planKey} is not a loom plan`, { cause: parsed.error });
+    throw new CorruptPlanRowError(`plan row ${record.planKey} is not a loom plan`, { cause: parsed.error });
   }
   return parsed.data;
 }

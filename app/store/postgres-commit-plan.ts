@@ -56,6 +56,18 @@ export async function commitPostgresPlan(
           [state, input.active, now, key.installationId, planKey, input.expectedVersion],
         );
   if (written.rowCount !== 1) return { ok: false, reason: "conflict" };
+  const parts = Object.entries(input.setParts ?? {});
+  if (parts.length > 0)
+    await c.query(
+      `INSERT INTO loom_plan_parts (plan_key, name, value) SELECT $1, n, v FROM unnest($2::text[], $3::text[]) AS t (n, v)
+       ON CONFLICT (plan_key, name) DO UPDATE SET value = excluded.value`,
+      [planKey, parts.map(([name]) => name), parts.map(([, value]) => value)],
+    );
+  if ((input.dropParts ?? []).length > 0)
+    await c.query("DELETE FROM loom_plan_parts WHERE plan_key = $1 AND name = ANY ($2::text[])", [
+      planKey,
+      input.dropParts,
+    ]);
   for (const e of input.effects) {
     if (e.replaces !== undefined)
       await c.query(

@@ -23,6 +23,10 @@ import {
 import type { Store } from "./store.ts";
 import { formatPlanKey } from "./store.ts";
 
+/** A plan row's columns with its parts aggregated in the same statement (one snapshot of both). */
+const PLAN_COLUMNS =
+  "p.*, (SELECT json_object_agg(pp.name, pp.value)::text FROM loom_plan_parts pp WHERE pp.plan_key = p.plan_key) AS parts";
+
 export type PostgresStoreOptions = {
   /** A `postgres://` URL (`DATABASE_URL`). */
   connectionString: string;
@@ -116,31 +120,34 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     },
 
     async getPlan(key) {
-      const rows = await query("SELECT * FROM loom_plans WHERE plan_key = $1", [formatPlanKey(key)]);
+      const rows = await query(`SELECT ${PLAN_COLUMNS} FROM loom_plans p WHERE plan_key = $1`, [
+        formatPlanKey(key),
+      ]);
       return rows[0] === undefined ? null : readPlanRecord(rows[0]);
     },
 
     async listActivePlans() {
-      return (await query("SELECT * FROM loom_plans WHERE active ORDER BY updated_at, plan_key")).map(
-        readPlanRecord,
-      );
+      return (
+        await query(`SELECT ${PLAN_COLUMNS} FROM loom_plans p WHERE active ORDER BY updated_at, plan_key`)
+      ).map(readPlanRecord);
     },
 
     async listPlans(filter) {
       const rows =
         filter === undefined
-          ? await query("SELECT * FROM loom_plans ORDER BY updated_at, plan_key", [])
+          ? await query(`SELECT ${PLAN_COLUMNS} FROM loom_plans p ORDER BY updated_at, plan_key`, [])
           : await query(
-              "SELECT * FROM loom_plans WHERE lower(owner) = lower($1) AND lower(repo) = lower($2) ORDER BY updated_at, plan_key",
+              `SELECT ${PLAN_COLUMNS} FROM loom_plans p WHERE lower(owner) = lower($1) AND lower(repo) = lower($2) ORDER BY updated_at, plan_key`,
               [filter.owner, filter.repo],
             );
       return rows.map(readPlanRecord);
     },
 
     async listPlansForPull(owner, repo, pr) {
-      const rows = await query("SELECT * FROM loom_plans WHERE pull_key = $1 ORDER BY plan_path", [
-        formatPullKey(owner, repo, pr),
-      ]);
+      const rows = await query(
+        `SELECT ${PLAN_COLUMNS} FROM loom_plans p WHERE pull_key = $1 ORDER BY plan_path`,
+        [formatPullKey(owner, repo, pr)],
+      );
       return rows.map(readPlanRecord);
     },
 

@@ -114,4 +114,20 @@ export const postgresMigrations: readonly Migration[] = [
       CREATE INDEX loom_outbox_pending ON loom_outbox (plan_key, lane, seq) WHERE status = 'pending';
     `,
   },
+  {
+    // 6: a plan's parts (each stage's record, the plan spec) in rows of their own, written only
+    // when they change: a commit writes the plan's small core and the stages it changed, not the
+    // whole state. Rows stored before it keep their whole state in loom_plans.state and are split
+    // on their next commit. Not additive for running replicas: a loom of version 5 cannot read a
+    // plan written split (it reports the row as not a loom plan and leaves it alone).
+    version: 6,
+    sql: `
+      CREATE TABLE loom_plan_parts (
+        plan_key TEXT NOT NULL REFERENCES loom_plans (plan_key),
+        name TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (plan_key, name)
+      );
+    `,
+  },
 ];

@@ -49,6 +49,13 @@ export function commitSqlitePlan(db: DatabaseSync, key: PlanKey, input: CommitPl
           )
           .run(state, active, now, key.installationId, planKey, input.expectedVersion);
   if (Number(written.changes) !== 1) return { ok: false, reason: "conflict" };
+  const setPart = db.prepare(
+    `INSERT INTO loom_plan_parts (plan_key, name, value) VALUES (?, ?, ?)
+     ON CONFLICT (plan_key, name) DO UPDATE SET value = excluded.value`,
+  );
+  for (const [name, value] of Object.entries(input.setParts ?? {})) setPart.run(planKey, name, value);
+  const dropPart = db.prepare("DELETE FROM loom_plan_parts WHERE plan_key = ? AND name = ?");
+  for (const name of input.dropParts ?? []) dropPart.run(planKey, name);
   const enqueue = db.prepare(
     "INSERT INTO loom_outbox (key, plan_key, effect, enqueued_at, lane) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
   );

@@ -25,6 +25,10 @@ import {
 import type { DeliveryInput, Store } from "./store.ts";
 import { formatPlanKey } from "./store.ts";
 
+/** A plan row's columns with its parts aggregated in the same statement (one snapshot of both). */
+const PLAN_COLUMNS =
+  "p.*, (SELECT json_group_object(pp.name, pp.value) FROM loom_plan_parts pp WHERE pp.plan_key = p.plan_key) AS parts";
+
 export type SqliteStoreOptions = {
   /** Database file (created with its directory), or `:memory:` for one connection only. */
   path: string;
@@ -150,22 +154,24 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     },
 
     getPlan(key) {
-      const rows = all("SELECT * FROM loom_plans WHERE plan_key = ?", formatPlanKey(key));
+      const rows = all(`SELECT ${PLAN_COLUMNS} FROM loom_plans p WHERE plan_key = ?`, formatPlanKey(key));
       return Promise.resolve(rows[0] === undefined ? null : readPlanRecord(rows[0]));
     },
 
     listActivePlans() {
       return Promise.resolve(
-        all("SELECT * FROM loom_plans WHERE active = 1 ORDER BY updated_at, plan_key").map(readPlanRecord),
+        all(`SELECT ${PLAN_COLUMNS} FROM loom_plans p WHERE active = 1 ORDER BY updated_at, plan_key`).map(
+          readPlanRecord,
+        ),
       );
     },
 
     listPlans(filter) {
       const rows =
         filter === undefined
-          ? all("SELECT * FROM loom_plans ORDER BY updated_at, plan_key")
+          ? all(`SELECT ${PLAN_COLUMNS} FROM loom_plans p ORDER BY updated_at, plan_key`)
           : all(
-              "SELECT * FROM loom_plans WHERE lower(owner) = lower(?) AND lower(repo) = lower(?) ORDER BY updated_at, plan_key",
+              `SELECT ${PLAN_COLUMNS} FROM loom_plans p WHERE lower(owner) = lower(?) AND lower(repo) = lower(?) ORDER BY updated_at, plan_key`,
               filter.owner,
               filter.repo,
             );
@@ -174,7 +180,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 
     listPlansForPull(owner, repo, pr) {
       const rows = all(
-        "SELECT * FROM loom_plans WHERE pull_key = ? ORDER BY plan_path",
+        `SELECT ${PLAN_COLUMNS} FROM loom_plans p WHERE pull_key = ? ORDER BY plan_path`,
         formatPullKey(owner, repo, pr),
       );
       return Promise.resolve(rows.map(readPlanRecord));

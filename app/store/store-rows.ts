@@ -65,11 +65,29 @@ export function readPlanKey(row: Row): PlanKey {
   };
 }
 
+/**
+ * The `parts` column of a plan query: a JSON object of part name → JSON text, aggregated in the
+ * same statement as the plan row (`PLAN_PARTS_SQL`), so both come from one snapshot.
+ */
+function readParts(row: Row): Map<string, string> {
+  const parts = new Map<string, string>();
+  const value = readJson(row, "parts");
+  if (value === null) return parts;
+  if (typeof value !== "object" || Array.isArray(value))
+    throw new StoreRowError("column parts: expected an object");
+  for (const [name, text] of Object.entries(value)) {
+    if (typeof text !== "string") throw new StoreRowError(`column parts: part ${name} is not text`);
+    parts.set(name, text);
+  }
+  return parts;
+}
+
 export function readPlanRecord(row: Row): PlanRecord {
   return {
     key: readPlanKey(row),
     planKey: readString(row, "plan_key"),
     state: readJson(row, "state"),
+    parts: readParts(row),
     active: row["active"] === true || row["active"] === 1,
     version: readNumber(row, "version"),
     createdAt: readNumber(row, "created_at"),

@@ -45,6 +45,12 @@ export type PlanRecord = {
   planKey: string;
   /** The orchestrator state as stored JSON (parse it with the core's zod schema). */
   state: unknown;
+  /**
+   * The plan's parts stored in rows of their own, by name: JSON text as `commitPlan` was given it.
+   * Parts are written only when they change (a stage's record), so a commit writes what changed
+   * rather than the whole state; what they mean is the caller's (`app/engine/stored-plan.ts`).
+   */
+  parts: ReadonlyMap<string, string>;
   /** False once the plan needs no more work (merged, closed, finished): left out of `listActivePlans`. */
   active: boolean;
   /** Starts at 1 on insert and grows by 1 on every successful `commitPlan`. */
@@ -86,6 +92,10 @@ export type CommitPlanInput = {
   cancelTimers?: readonly string[];
   /** Recorded as `updatedAt` / enqueue time; defaults to `Date.now()`. */
   now?: number;
+  /** Parts to write (name → JSON text), in the same transaction; a part not named keeps its value. */
+  setParts?: Readonly<Record<string, string>>;
+  /** Parts to delete, in the same transaction. */
+  dropParts?: readonly string[];
 };
 
 export type CommitPlanResult = { ok: true; version: number } | { ok: false; reason: "conflict" };

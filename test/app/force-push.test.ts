@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import { afterEach, test } from "node:test";
 import type { PlanState } from "../../src/orchestrator/state.ts";
 import { pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
@@ -35,7 +36,8 @@ async function finishRun(harness: Harness, stageId: string) {
 
 async function planStateOf(harness: Harness): Promise<PlanState> {
   const [plan] = await harness.store.listPlansForPull("acme", "widgets", 1);
-  return (plan?.state as { state: PlanState }).state;
+  assert.ok(plan);
+  return readStoredPlan(plan).state;
 }
 
 async function stagesOf(harness: Harness): Promise<PlanState["stages"]> {
@@ -125,8 +127,7 @@ test("a push that keeps loom's merges costs one compare and changes nothing", as
 test("the push of loom's own merge reads the file list only (no config, permission or plan text)", async () => {
   h = await openDiamond();
   await finishRun(h, "a");
-  const [plan] = await h.store.listPlansForPull("acme", "widgets", 1);
-  const merged = (plan?.state as { state: PlanState }).state.loomHeads?.at(-1) ?? "";
+  const merged = (await planStateOf(h)).loomHeads?.at(-1) ?? "";
   assert.notEqual(merged, "", "loom recorded its merge's SHA");
   const requestsBefore = h.gh.requests.length;
   await h.receive(
@@ -141,12 +142,7 @@ test("the push of loom's own merge reads the file list only (no config, permissi
   const read = h.gh.requests.slice(requestsBefore).map((r) => `${r.method} ${r.path}`);
   for (const path of ["/contents/", "/collaborators/"])
     assert.ok(!read.some((r) => r.includes(path)), `loom's own head reads nothing again: ${read.join(", ")}`);
-  const [after] = await h.store.listPlansForPull("acme", "widgets", 1);
-  assert.equal(
-    (after?.state as { state: PlanState }).state.pr.headSha,
-    merged,
-    "the plan moved to loom's head",
-  );
+  assert.equal((await planStateOf(h)).pr.headSha, merged, "the plan moved to loom's head");
   await h.finish();
   h = undefined;
 });

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import { afterEach, test } from "node:test";
 import { createMetrics } from "../../app/metrics/create-metrics.ts";
 import type { LoomMetrics } from "../../app/metrics/create-metrics.ts";
@@ -31,7 +32,8 @@ const fork = { author: { login: "mallory" }, headRepo: "mallory/widgets" };
 
 async function planState(harness: Harness): Promise<PlanState> {
   const [plan] = await harness.store.listPlansForPull("acme", "widgets", 1);
-  return (plan?.state as { state: PlanState }).state;
+  assert.ok(plan);
+  return readStoredPlan(plan).state;
 }
 
 /** The requests made since `from`, with SHAs and ids left out: what kind of work they were. */

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import { afterEach, test } from "node:test";
 import { pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
 import { completeRun, startHarness } from "./loom-harness.ts";
@@ -77,7 +78,8 @@ test("a merge conflict puts the stage in merge-conflict and dispatches a merge s
   assert.equal(merge.length, 1);
   assert.equal(merge[0]?.inputs["stage_id"], "a");
   const [plan] = await h.store.listPlansForPull("acme", "widgets", 1);
-  const stage = (plan?.state as { state: { stages: Record<string, { status: string }> } }).state.stages["a"];
+  assert.ok(plan);
+  const stage = readStoredPlan(plan).state.stages["a"];
   assert.equal(stage?.status, "merge-conflict");
   assert.ok(!h.fake.dispatches.some((d) => d.inputs["stage_id"] === "b"), "dependents wait for the merge");
   await h.finish();

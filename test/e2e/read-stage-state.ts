@@ -10,7 +10,7 @@ export async function readStageState(
   stageId: string,
 ): Promise<StageState | undefined> {
   for (const record of await e2e.store.listPlansForPull(OWNER, REPO, pull.number)) {
-    const stage = readStoredPlan(record.planKey, record.state).state.stages[stageId];
+    const stage = readStoredPlan(record).state.stages[stageId];
     if (stage) return stage;
   }
   return undefined;

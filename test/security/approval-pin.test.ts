@@ -60,7 +60,7 @@ describe("an approval pins the head the approver saw", { timeout: 540_000 }, () 
   async function planState(): Promise<PlanState> {
     const [record] = await e2e.store.listPlansForPull(OWNER, REPO, pull.number);
     assert.ok(record, "loom stored the plan");
-    return readStoredPlan(record.planKey, record.state).state;
+    return readStoredPlan(record).state;
   }
 
   /** The head's push time on GitHub (to the second): anything later must be in a later second. */

@@ -53,7 +53,7 @@ export function describeSchemaContract(createDatabase: CreateTestDatabase): void
       assert.equal(await store.schemaVersion(), 0);
       await store.migrate();
       const latest = latestVersion(store.kind === "sqlite" ? sqliteMigrations : postgresMigrations);
-      assert.equal(latest, 5);
+      assert.equal(latest, 6);
       assert.equal(await store.schemaVersion(), latest);
       await store.migrate();
       assert.equal(await store.schemaVersion(), latest, "migrating again changes nothing");

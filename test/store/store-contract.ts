@@ -7,6 +7,7 @@ import { describeFairInboxContract } from "./store-contract-fair-inbox.ts";
 import { describeInboxContract } from "./store-contract-inbox.ts";
 import { describeLeasesContract } from "./store-contract-leases.ts";
 import { describeOutboxContract } from "./store-contract-outbox.ts";
+import { describePartsContract } from "./store-contract-parts.ts";
 import { describeRaceContract } from "./store-contract-race.ts";
 import { describeSchemaContract } from "./store-contract-schema.ts";
 import type { CreateTestDatabase } from "./test-database.ts";
@@ -73,6 +74,7 @@ export function describeStoreContract(createDatabase: CreateTestDatabase): void 
         key: planKey(1),
         planKey: "octo/hello#12:doc/plans/PLAN-1.md",
         state: { a: [1, "x"] },
+        parts: new Map(),
         active: true,
         version: 1,
         createdAt: 50,
@@ -161,6 +163,7 @@ export function describeStoreContract(createDatabase: CreateTestDatabase): void 
     });
   });
 
+  describePartsContract(open);
   describeOutboxContract(open);
   describeInboxContract(open);
   describeFairInboxContract(open, createDatabase);

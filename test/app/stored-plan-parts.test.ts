@@ -1,0 +1,144 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, test } from "node:test";
+import { readStoredPlan, splitStoredPlan } from "../../app/engine/stored-plan.ts";
+import type { RepoSettings, StoredPlan } from "../../app/engine/stored-plan.ts";
+import { openStore } from "../../app/store/open-store.ts";
+import type { PlanRecord, Store } from "../../app/store/store.ts";
+import { pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
+import { makeDiamond } from "../status/make-plan-state.ts";
+import { startHarness } from "./loom-harness.ts";
+import type { Harness } from "./loom-harness.ts";
+import { passingResult } from "./stage-results.ts";
+
+const REPO: RepoSettings = {
+  workflowFile: "loom.yml",
+  labelPrefix: "loom",
+  minimumRole: "write",
+  branchCleanup: true,
+  defaultBranch: "main",
+};
+
+function stored(): StoredPlan {
+  return { format: 1, state: makeDiamond({ a: { status: "executing" } }), repo: REPO };
+}
+
+/** The record the store gives back after a commit of `split` (parts not named kept from `before`). */
+function recordAfter(
+  split: ReturnType<typeof splitStoredPlan>,
+  before: Pick<PlanRecord, "parts"> | null = null,
+): Pick<PlanRecord, "planKey" | "state" | "parts"> {
+  const parts = new Map(before?.parts ?? []);
+  for (const name of split.dropParts) parts.delete(name);
+  for (const [name, text] of Object.entries(split.setParts)) parts.set(name, text);
+  return {
+    planKey: "acme/widgets#1:doc/plans/PLAN-diamond.md",
+    state: JSON.parse(JSON.stringify(split.core)),
+    parts,
+  };
+}
+
+test("a plan written split reads back as the same plan, stages in the plan's order", () => {
+  const plan = stored();
+  const back = readStoredPlan(recordAfter(splitStoredPlan(plan, null)));
+  assert.deepEqual(back, plan);
+  assert.deepEqual(Object.keys(back.state.stages), plan.state.order);
+});
+
+test("a commit writes the plan spec and each stage once, then only the stages that changed", () => {
+  const plan = stored();
+  const first = splitStoredPlan(plan, null);
+  assert.deepEqual(Object.keys(first.setParts).sort(), ["plan", "stage:a", "stage:b", "stage:c", "stage:d"]);
+  const record = recordAfter(first);
+  const next = structuredClone(plan);
+  next.state.stages["b"]!.status = "executing";
+  next.state.pr.headSha = "f".repeat(40);
+  const second = splitStoredPlan(next, record);
+  assert.deepEqual(Object.keys(second.setParts), ["stage:b"], "only b changed");
+  assert.deepEqual(second.dropParts, []);
+  assert.ok(!JSON.stringify(second.core).includes('"stages":{"'), "the core carries no stage");
+  assert.deepEqual(readStoredPlan(recordAfter(second, record)), next);
+});
+
+test("a stage gone from the plan loses its part", () => {
+  const plan = stored();
+  const record = recordAfter(splitStoredPlan(plan, null));
+  const next = structuredClone(plan);
+  delete next.state.stages["d"];
+  next.state.order = ["a", "b", "c"];
+  const split = splitStoredPlan(next, record);
+  assert.deepEqual(split.dropParts, ["stage:d"]);
+  assert.deepEqual(readStoredPlan(recordAfter(split, record)), next);
+});
+
+test("a row an older loom wrote whole is read whole, its stale parts ignored, and its next commit writes every part", () => {
+  const plan = stored();
+  const split = recordAfter(splitStoredPlan(plan, null));
+  // An older replica wrote the plan whole after the split: b runs there, not in the stale part.
+  const newer = structuredClone(plan);
+  newer.state.stages["b"]!.status = "executing";
+  const whole = { ...split, state: JSON.parse(JSON.stringify(newer)) };
+  assert.deepEqual(readStoredPlan(whole), newer, "the whole row wins over parts it did not write");
+  const next = splitStoredPlan(newer, whole);
+  assert.deepEqual(Object.keys(next.setParts).sort(), ["plan", "stage:a", "stage:b", "stage:c", "stage:d"]);
+  assert.deepEqual(readStoredPlan(recordAfter(next, whole)), newer);
+});
+
+test("a split row missing a stage's part is reported as not a loom plan, never read as a plan without it", () => {
+  const record = recordAfter(splitStoredPlan(stored(), null));
+  const parts = new Map(record.parts);
+  parts.delete("plan");
+  assert.throws(() => readStoredPlan({ ...record, parts }), { name: "CorruptPlanRowError" });
+});
+
+let h: Harness | undefined;
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await h?.cleanup();
+  h = undefined;
+  for (const close of closers.splice(0)) await close();
+});
+
+/** A SQLite store that records the part names each commit writes. */
+async function openRecordingStore(written: string[][]): Promise<Store> {
+  const dir = mkdtempSync(join(tmpdir(), "loom-parts-"));
+  const inner = await openStore({ sqlitePath: join(dir, "loom.sqlite") });
+  closers.push(async () => {
+    await inner.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const recording: Store = Object.assign(Object.create(null) as object, inner, {
+    commitPlan: (...args: Parameters<Store["commitPlan"]>) => {
+      written.push(Object.keys(args[1].setParts ?? {}).sort());
+      return inner.commitPlan(...args);
+    },
+  });
+  return recording;
+}
+
+test("the App's commits write the stages a run changed, never the plan spec again", async () => {
+  const written: string[][] = [];
+  h = await startHarness({ store: await openRecordingStore(written) });
+  h.fake.files.set("main:.github/loom.yml", "rename_plans: false\n");
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+  assert.deepEqual(
+    written[0],
+    ["plan", "stage:a", "stage:b", "stage:c", "stage:d"],
+    "the first commit writes all",
+  );
+  const from = written.length;
+  const [dispatch] = h.fake.dispatches;
+  assert.ok(dispatch);
+  h.fake.finishRun(dispatch.runId, "success", passingResult("a"));
+  await h.receive(
+    "workflow_run",
+    workflowRunPayload("completed", { id: dispatch.runId, displayTitle: `loom ${dispatch.inputs["key"]}` }),
+  );
+  const later = written.slice(from).flat();
+  assert.ok(later.includes("stage:a"), "a's record was written");
+  assert.ok(!later.includes("plan"), "the plan spec is not written again");
+  assert.ok(!later.includes("stage:d"), "d, waiting on b and c, did not change");
+  await h.finish();
+});
