@@ -44,7 +44,8 @@ const short = (sha: string): string => sha.slice(0, 12);
  * other side's change (reverting a person's plan edit, dropping a plan a person added). So for a
  * merge every path differing from any parent is looked at, and passes only when the merge holds
  * what git's merge takes without a choice (`isMergedAsGitWould`). Knowledge files keep their own
- * rules (a merge may combine both sides' appended lines).
+ * rules (a merge may combine both sides' appended lines); one the merge holds as one side has it
+ * passes only when git would have taken that side, so a resolution cannot drop the other side's lines.
  */
 async function checkPaths(context: CheckContext, commit: NewCommit): Promise<PublishRefusal[]> {
   const refusals: PublishRefusal[] = [];
@@ -59,9 +60,8 @@ async function checkPaths(context: CheckContext, commit: NewCommit): Promise<Pub
       rule = "loom-config-change";
     }
     if (rule === null) continue;
-    if (merge && rule === "knowledge-rewrite" && !changed.includes(path)) continue;
-    if (merge && rule !== "knowledge-rewrite" && (await isMergedAsGitWould(context.cwd, commit, path)))
-      continue;
+    const ownRules = rule === "knowledge-rewrite" && changed.includes(path);
+    if (merge && !ownRules && (await isMergedAsGitWould(context.cwd, commit, path))) continue;
     const refusal = await refusalFor(context, commit, path, rule);
     if (refusal !== null) refusals.push({ rule, path, detail: refusal });
   }

@@ -1,0 +1,149 @@
+import { afterEach, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import type { PublishInputs } from "../../action/src/publish/run-publish.ts";
+import type { PublishResult } from "../../src/artifacts/publish-result.ts";
+import {
+  BRANCH,
+  PLAN_ID,
+  PLAN_PATH,
+  PublishFixture,
+  STAGE_ID,
+  git,
+  planText,
+  publishIn,
+} from "./git-fixture.ts";
+
+// Merges and histories a session can make that the other publish tests do not (issue 12's
+// mutation testing): what git's merge takes by itself passes, a session's own choice is checked,
+// and a history brought in from elsewhere is checked from its first commit.
+
+const inputs: PublishInputs = { plan_path: PLAN_PATH, plan_id: PLAN_ID, stage_id: STAGE_ID, branch: BRANCH };
+const KNOWLEDGE = "doc/loom/knowledge/mistakes.md";
+const knowledge = "# Mistakes\n\n- first lesson\n";
+const token = (): string => `ghp_${"P0o9I8u7Y6".repeat(4).slice(0, 36)}`;
+
+let fixture: PublishFixture | undefined;
+afterEach(() => fixture?.cleanup());
+
+function setUp(files: Record<string, string> = {}): PublishFixture {
+  fixture = new PublishFixture({ [KNOWLEDGE]: knowledge, ...files });
+  return fixture;
+}
+
+/** A commit on origin's `branch` by a person: `files` written (null deletes). */
+function personCommits(f: PublishFixture, branch: string, files: Record<string, string | null>): string {
+  const clone = `${f.root}/person-${branch.replaceAll("/", "-")}-${Date.now()}`;
+  git(f.root, "clone", "-q", "--branch", branch, f.origin, clone);
+  for (const [path, content] of Object.entries(files)) {
+    if (content === null) git(clone, "rm", "-q", path);
+    else f.write(clone, { [path]: content });
+  }
+  git(clone, "add", "-A");
+  git(clone, "commit", "-q", "-m", `a person's change on ${branch}`);
+  git(clone, "push", "-q", "origin", `HEAD:refs/heads/${branch}`);
+  return git(clone, "rev-parse", "HEAD");
+}
+
+/** The session merges origin's `other`, resolving as `resolve` says, and publishes. */
+async function mergeOther(f: PublishFixture, resolve: Record<string, string | null>): Promise<PublishResult> {
+  f.startFrom(BRANCH);
+  f.commit("Stage work", { "src/a.ts": "1\n" });
+  git(f.session, "fetch", "-q", "origin", "other");
+  // A conflict is settled on the session's side (-X ours); `resolve` then writes the session's choice.
+  git(f.session, "merge", "-q", "--no-ff", "--no-commit", "-X", "ours", "FETCH_HEAD");
+  f.commit("Merge the pull request branch", resolve);
+  assert.equal(git(f.session, "rev-list", "--parents", "-n1", "HEAD").split(" ").length, 3, "a merge");
+  f.bundle();
+  return publishIn(f, inputs);
+}
+
+describe("publish: a merge session's merge", () => {
+  it("accepts keeping a person's change already on the stage branch", async () => {
+    const f = setUp({ "CLAUDE.md": "old rules\n" });
+    personCommits(f, BRANCH, { "CLAUDE.md": "new rules\n" });
+    personCommits(f, "other", { "docs/readme.md": "hello\n" });
+    const result = await mergeOther(f, {});
+    assert.deepEqual(result.refusals, []);
+    assert.equal(result.ok, true);
+  });
+
+  it("accepts a protected file both sides changed alike", async () => {
+    const same = planText("allow_knowledge_edits: false");
+    const f = setUp();
+    personCommits(f, BRANCH, { [PLAN_PATH]: same });
+    personCommits(f, "other", { [PLAN_PATH]: same, "docs/readme.md": "hello\n" });
+    assert.deepEqual((await mergeOther(f, {})).refusals, []);
+  });
+
+  it("refuses a merge that changes a file both sides changed alike", async () => {
+    const same = planText("allow_knowledge_edits: false");
+    const f = setUp();
+    personCommits(f, BRANCH, { [PLAN_PATH]: same });
+    personCommits(f, "other", { [PLAN_PATH]: same, "docs/readme.md": "hello\n" });
+    const result = await mergeOther(f, { [PLAN_PATH]: planText("allow_workflow_changes: true") });
+    assert.deepEqual(
+      result.refusals.map((r) => [r.rule, r.path]),
+      [["plan-change", PLAN_PATH]],
+    );
+  });
+
+  it("refuses a resolution that drops a line of an append-only knowledge file", async () => {
+    const f = setUp();
+    personCommits(f, "other", { [KNOWLEDGE]: `${knowledge}- from the pull request\n` });
+    personCommits(f, BRANCH, { [KNOWLEDGE]: `${knowledge}- from the stage branch\n` });
+    const result = await mergeOther(f, { [KNOWLEDGE]: `${knowledge}- from the stage branch\n` });
+    assert.deepEqual(
+      result.refusals.map((r) => [r.rule, r.path]),
+      [["knowledge-rewrite", KNOWLEDGE]],
+    );
+  });
+
+  it("refuses a merge that deletes an append-only knowledge file", async () => {
+    const f = setUp();
+    personCommits(f, "other", { [KNOWLEDGE]: `${knowledge}- from the pull request\n` });
+    const result = await mergeOther(f, { [KNOWLEDGE]: null });
+    assert.deepEqual(
+      result.refusals.map((r) => [r.rule, r.path]),
+      [["knowledge-rewrite", KNOWLEDGE]],
+    );
+  });
+
+  it("does not refuse a token the pull request's side already had", async () => {
+    const f = setUp();
+    personCommits(f, "other", { "docs/notes.md": `key ${token()}\n` });
+    assert.deepEqual((await mergeOther(f, {})).refusals, []);
+  });
+
+  it("refuses a token the resolution adds", async () => {
+    const f = setUp();
+    personCommits(f, "other", { "docs/notes.md": "first\n" });
+    const result = await mergeOther(f, { "docs/notes.md": `first\nkey ${token()}\n` });
+    assert.deepEqual(
+      result.refusals.map((r) => [r.rule, r.path, /docs\/notes\.md:2:5;/.test(r.detail)]),
+      [["secret", "docs/notes.md", true]],
+    );
+  });
+});
+
+describe("publish: a history brought in from elsewhere", () => {
+  it("checks an unrelated history merged in from its first commit: paths and secrets", async () => {
+    const f = setUp();
+    f.startFrom(BRANCH);
+    git(f.session, "checkout", "-q", "--orphan", "elsewhere");
+    git(f.session, "rm", "-q", "-r", "-f", ".");
+    const root = f.commit("Elsewhere", { ".claude/settings.json": "{}\n", "notes.txt": `key ${token()}\n` });
+    git(f.session, "checkout", "-q", BRANCH);
+    git(f.session, "merge", "-q", "--allow-unrelated-histories", "-m", "Bring it in", "elsewhere");
+    f.bundle();
+    const result = await publishIn(f, inputs);
+    assert.equal(result.ok, false);
+    assert.equal(result.commits_checked, 2);
+    assert.deepEqual(
+      result.refusals.map((r) => [r.rule, r.path, r.detail.startsWith(`commit ${root.slice(0, 12)} `)]),
+      [
+        ["agent-config-change", ".claude/settings.json", true],
+        ["secret", "notes.txt", true],
+      ],
+    );
+  });
+});
