@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { runPublish, type PublishDeps, type PublishInputs } from "../../action/src/publish/run-publish.ts";
+import { PublishInputs, runPublish, type PublishDeps } from "../../action/src/publish/run-publish.ts";
 import { RecordedLearning } from "../../src/knowledge/learning.ts";
 import { learningFilePath, learningId, renderLearningFile } from "../../src/knowledge/learning-file.ts";
 import { PublishResult } from "../../src/artifacts/publish-result.ts";
@@ -265,5 +265,17 @@ describe("publish job log: the learnings the session was given", () => {
       f.logs[0] ?? "",
       /^learnings retire with the defaults: \.github\/loom\.yml learnings\.retire_after_plans: /,
     );
+  });
+});
+
+describe("publish job inputs", () => {
+  it("takes the four names and the optional merge point, none of them empty", () => {
+    const long = `${"x".repeat(300)}`;
+    const read = { plan_path: long, plan_id: long, stage_id: long, branch: long };
+    assert.deepEqual(PublishInputs.parse({ ...read, other: "dropped" }), read);
+    assert.deepEqual(PublishInputs.parse({ ...read, base: "main" }), { ...read, base: "main" });
+    for (const name of ["plan_path", "plan_id", "stage_id", "branch"]) {
+      assert.equal(PublishInputs.safeParse({ ...read, [name]: "" }).success, false, name);
+    }
   });
 });
