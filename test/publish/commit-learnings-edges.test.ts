@@ -204,4 +204,50 @@ describe("commitLearnings: the use record and retirement", () => {
     });
     assert.deepEqual(commit, { sha: null, paths: [], skipped: [], retired: [] });
   });
+
+  const otherPlanUse = (change: Partial<LearningUse> = {}): LearningUse => ({
+    ...failingUse,
+    plan_run: "pr-9/PLAN-other",
+    plan_id: "PLAN-other",
+    outcome: "completed",
+    given: [learningId(logged)],
+    ...change,
+  });
+  const unused = { retire_after_failures: 0, retire_after_plans: 1 };
+
+  it("retires a learning no stage of a later plan run was given", async () => {
+    const { f, parent } = setUp();
+    const commit = await commitIn(f, parent, { use: otherPlanUse(), retirePolicy: unused });
+    assert.deepEqual(commit.retired, [
+      { from: earlierPath, to: retiredPath, reason: "no stage was given it in 1 plan runs" },
+    ]);
+  });
+
+  it("does not count plan runs of the learning's own plan, or from before it was recorded", async () => {
+    const { f, parent } = setUp();
+    const samePlan = await commitIn(f, parent, {
+      use: otherPlanUse({ plan_id: PLAN_ID, plan_run: `pr-9/${PLAN_ID}` }),
+      retirePolicy: unused,
+    });
+    assert.deepEqual(samePlan.retired, []);
+    const before = await commitIn(f, parent, {
+      use: otherPlanUse({ recorded_at: "2026-10-31T00:00:00.000Z" }),
+      retirePolicy: unused,
+    });
+    assert.deepEqual(before.retired, []);
+  });
+
+  it("never retires a file holding several learnings, or one already retired", async () => {
+    const second = learning({ summary: "Seeds load from db/seeds in order", stage_id: "db" });
+    const { f, parent } = setUp({
+      [earlierPath]: `${renderLearningFile(earlier)}\n${renderLearningFile(second)}`,
+      [retiredPath.replace(".md", "-old.md")]: renderLearningFile(logged),
+    });
+    const use = { ...failingUse, given: [learningId(earlier), learningId(second), learningId(logged)] };
+    const commit = await commitIn(f, parent, {
+      use,
+      retirePolicy: { retire_after_failures: 1, retire_after_plans: 0 },
+    });
+    assert.deepEqual(commit.retired, []);
+  });
 });
