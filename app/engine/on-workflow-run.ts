@@ -34,8 +34,8 @@ export async function onWorkflowRun(deps: EngineDeps, payload: unknown): Promise
     if (session !== undefined && !isActiveSession(session)) return;
     const octokit = await deps.getOctokit(repo.installationId);
     const context = await buildRepoContext(deps, octokit, repo, plan.stored.repo);
-    // The webhook says completed; the run and its loom-result artifact say how.
-    event = toRunFinishedEvent(await readRunOutcome(context, run.id), { stageId, attempt, at });
+    // The webhook (signed by GitHub) says completed and how; the run's artifacts say the rest.
+    event = toRunFinishedEvent(await readRunOutcome(context, run.id, run), { stageId, attempt, at });
     if (event === null) return;
   }
   await applyEvents(deps, { key: plan.key, events: [event] });

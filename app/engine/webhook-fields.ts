@@ -93,6 +93,7 @@ export const WorkflowRunDelivery = Envelope.extend({
   workflow_run: RunIdentity.extend({
     status: z.string().nullable(),
     conclusion: z.string().nullable(),
+    html_url: z.string().default(""),
   }),
 });
 export type WorkflowRunDelivery = z.infer<typeof WorkflowRunDelivery>;

@@ -72,20 +72,32 @@ async function readCarriedResult(
   return parsed.ok ? parsed.value : null;
 }
 
+/** A run as a `workflow_run` webhook showed it (signed by GitHub): what the reading needs of it. */
+export type SeenRun = {
+  status: string | null;
+  conclusion: string | null;
+  html_url: string;
+  display_title: string;
+};
+
 /**
- * Reads a run (conditional GET) and, once it is completed, its newest `loom-publish` artifact,
+ * Reads a run (conditional GET; not read again when `seen`, a `workflow_run` webhook, says it completed) and, once it is completed, its newest `loom-publish` artifact,
  * which carries the run's result too (else its `loom-result`), and decides how it ended. API
  * calls: 1 while the run is going (free when unchanged); 2 once it finished (list artifacts, one
- * download), 3 when the run's result has to be read from its own artifact.
+ * download) plus the run's read unless a webhook showed it completed, 1 more when the run's result
+ * has to be read from its own artifact.
  */
-export async function readRunOutcome(ctx: ReaderContext, runId: number): Promise<RunReading> {
-  let run;
-  try {
-    ({ data: run } = await readConditional(ctx, LABEL, `run:${ctx.owner}/${ctx.repo}:${runId}`, (headers) =>
-      ctx.octokit.rest.actions.getWorkflowRun({ owner: ctx.owner, repo: ctx.repo, run_id: runId, headers }),
-    ));
-  } catch (error) {
-    throw toEffectError(`reading run ${runId}`, error);
+export async function readRunOutcome(ctx: ReaderContext, runId: number, seen?: SeenRun): Promise<RunReading> {
+  let run: SeenRun;
+  if (seen?.status === "completed") run = seen;
+  else {
+    try {
+      ({ data: run } = await readConditional(ctx, LABEL, `run:${ctx.owner}/${ctx.repo}:${runId}`, (headers) =>
+        ctx.octokit.rest.actions.getWorkflowRun({ owner: ctx.owner, repo: ctx.repo, run_id: runId, headers }),
+      ));
+    } catch (error) {
+      throw toEffectError(`reading run ${runId}`, error);
+    }
   }
   const reading = {
     runId,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import { afterEach, test } from "node:test";
+import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import type { PlanState } from "../../src/orchestrator/state.ts";
 import { pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
 import { nextSha } from "./fake-github.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import { afterEach, test } from "node:test";
+import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import { createMetrics } from "../../app/metrics/create-metrics.ts";
 import type { LoomMetrics } from "../../app/metrics/create-metrics.ts";
 import type { PlanState } from "../../src/orchestrator/state.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import { afterEach, test } from "node:test";
+import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import { pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
 import { completeRun, startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
@@ -186,4 +186,42 @@ test("a valid plan's warnings are warning annotations at their plan lines on the
   assert.match(summary, /- line 9 \(stage `a`\): stage "a" has no description/);
   await h.finish();
   h = undefined;
+});
+
+test("a run's completed webhook is believed: the run is not read again, only its artifacts", async () => {
+  h = await openDiamond();
+  const dispatch = h.fake.dispatches.find((d) => d.inputs["stage_id"] === "a");
+  assert.ok(dispatch);
+  const from = h.gh.requests.length;
+  await completeRun(h, dispatch, passingResult("a"));
+  const paths = h.gh.requests.slice(from).map((r) => `${r.method} ${r.path}`);
+  const runPath = `/repos/acme/widgets/actions/runs/${dispatch.runId}`;
+  assert.ok(!paths.includes(`GET ${runPath}`), `the run was not read: ${paths.join(", ")}`);
+  assert.ok(
+    paths.some((p) => p.startsWith(`GET ${runPath}/artifacts`)),
+    `its artifacts were listed: ${paths.join(", ")}`,
+  );
+  const [plan] = await h.store.listPlansForPull("acme", "widgets", 1);
+  assert.ok(plan);
+  assert.equal(readStoredPlan(plan).state.stages["a"]?.merged, true, "a passed and was merged");
+  await h.finish();
+});
+
+test("a completed webhook that says the run failed is believed (no artifacts: crashed), though a read of the run would still say in progress", async () => {
+  h = await openDiamond();
+  const dispatch = h.fake.dispatches.find((d) => d.inputs["stage_id"] === "a");
+  assert.ok(dispatch);
+  await h.receive(
+    "workflow_run",
+    workflowRunPayload("completed", {
+      id: dispatch.runId,
+      displayTitle: `loom ${dispatch.inputs["key"]}`,
+      conclusion: "failure",
+    }),
+  );
+  const [plan] = await h.store.listPlansForPull("acme", "widgets", 1);
+  assert.ok(plan);
+  const session = readStoredPlan(plan).state.stages["a"]?.sessions[0];
+  assert.deepEqual([session?.status, session?.outcome], ["crashed", "crashed"]);
+  await h.finish();
 });
