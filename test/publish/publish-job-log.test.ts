@@ -6,7 +6,7 @@ import { basename, join } from "node:path";
 import { PublishInputs, runPublish, type PublishDeps } from "../../action/src/publish/run-publish.ts";
 import { RecordedLearning } from "../../src/knowledge/learning.ts";
 import { learningFilePath, learningId, renderLearningFile } from "../../src/knowledge/learning-file.ts";
-import { PublishResult } from "../../src/artifacts/publish-result.ts";
+import { BUNDLE_FILE, PublishResult } from "../../src/artifacts/publish-result.ts";
 import { BRANCH, PLAN_ID, PLAN_PATH, PublishFixture, STAGE_ID, git, publishIn } from "./git-fixture.ts";
 
 // What the publish job writes to its log and uploads, which is what a person reads in the
@@ -265,6 +265,38 @@ describe("publish job log: the learnings the session was given", () => {
       f.logs[0] ?? "",
       /^learnings retire with the defaults: \.github\/loom\.yml learnings\.retire_after_plans: /,
     );
+  });
+});
+
+describe("publish job: broken infrastructure throws instead of passing for a missing file", () => {
+  it("fails when the run's loom-result cannot be carried (not a file)", async () => {
+    const { deps, logs } = fakeDeps(new Error("gone"));
+    deps.downloadArtifact = (name, directory) =>
+      name === "loom-result"
+        ? Promise.resolve(mkdirSync(join(directory, "loom-result.json")))
+        : Promise.reject(new Error("gone"));
+    await assert.rejects(
+      runPublish({ workspace: scratch, tempDir: newTempDir(), inputs, knownSecrets: [], deps }),
+      { code: "EISDIR" },
+    );
+    assert.match(logs[0] ?? "", /^no loom-result to read learnings from \(EISDIR/);
+  });
+
+  it("fails when the bundle cannot be read (not a file)", async () => {
+    const f = new PublishFixture();
+    try {
+      f.commit("Work", { "src/a.ts": "1\n" });
+      f.bundle();
+      rmSync(join(f.artifactDir, BUNDLE_FILE));
+      mkdirSync(join(f.artifactDir, BUNDLE_FILE));
+      await assert.rejects(
+        runPublish({ workspace: f.workspace, tempDir: f.tempDir, inputs, knownSecrets: [], deps: f.deps }),
+        { code: "EISDIR" },
+      );
+      assert.equal(f.uploads.length, 0);
+    } finally {
+      f.cleanup();
+    }
   });
 });
 
