@@ -2,31 +2,16 @@ import { afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { commitLearnings, type CommitLearningsInput } from "../../action/src/publish/commit-learnings.ts";
-import { RecordedLearning } from "../../src/knowledge/learning.ts";
 import type { LearningUse } from "../../src/knowledge/learning-use.ts";
 import { learningFilePath, learningId, renderLearningFile } from "../../src/knowledge/learning-file.ts";
-import { PLAN_ID, PublishFixture, STAGE_ID, git } from "./git-fixture.ts";
+import { PLAN_ID, PublishFixture, STAGE_ID, git, recordedLearning } from "./git-fixture.ts";
 
 // The learnings commit the publish job adds on its own (issue 12's mutation testing): what it
 // keeps, what it skips and says why, and the commit message a person reads in the history.
 
 const LOG = "doc/loom/knowledge/learnings.md";
 
-const learning = (change: Partial<RecordedLearning> = {}): RecordedLearning =>
-  RecordedLearning.parse({
-    category: "pattern",
-    summary: "Routes register themselves in src/api/index.ts",
-    detail:
-      "Each route module calls register() at import; a new route file must be imported from src/api/index.ts or it never answers.",
-    tags: ["api", "routing"],
-    scope: "src/api/**",
-    criteria_met: ["specific", "verified"],
-    plan_id: PLAN_ID,
-    stage_id: STAGE_ID,
-    attempt: 1,
-    recorded_at: "2026-11-22T03:00:00.000Z",
-    ...change,
-  });
+const learning = recordedLearning;
 const earlier = learning({
   summary: "Database pool size comes from DB_POOL_MAX",
   detail:

@@ -11,11 +11,30 @@ import {
 import assert from "node:assert/strict";
 import { runPublish, type PublishDeps, type PublishInputs } from "../../action/src/publish/run-publish.ts";
 import { PublishResult } from "../../src/artifacts/publish-result.ts";
+import { RecordedLearning } from "../../src/knowledge/learning.ts";
 
 export const PLAN_ID = "PLAN-demo";
 export const STAGE_ID = "build-api";
 export const BRANCH = `loom/pr-7/${PLAN_ID}/${STAGE_ID}`;
 export const PLAN_PATH = `doc/plans/${PLAN_ID}.md`;
+
+/** A learning the gate accepts, recorded by this plan's stage (override any field). */
+export function recordedLearning(change: Partial<RecordedLearning> = {}): RecordedLearning {
+  return RecordedLearning.parse({
+    category: "pattern",
+    summary: "Routes register themselves in src/api/index.ts",
+    detail:
+      "Each route module calls register() at import; a new route file must be imported from src/api/index.ts or it never answers.",
+    tags: ["api", "routing"],
+    scope: "src/api/**",
+    criteria_met: ["specific", "verified"],
+    plan_id: PLAN_ID,
+    stage_id: STAGE_ID,
+    attempt: 1,
+    recorded_at: "2026-11-22T03:00:00.000Z",
+    ...change,
+  });
+}
 
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, {

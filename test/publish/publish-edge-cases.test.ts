@@ -2,8 +2,10 @@ import { afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { publishBundle } from "../../action/src/publish/publish-bundle.ts";
 import type { PublishInputs } from "../../action/src/publish/run-publish.ts";
-import { BUNDLE_FILE, type PublishResult } from "../../src/artifacts/publish-result.ts";
+import { learningFilePath } from "../../src/knowledge/learning-file.ts";
+import { BUNDLE_FILE, BUNDLE_MANIFEST_FILE, type PublishResult } from "../../src/artifacts/publish-result.ts";
 import {
   BRANCH,
   PLAN_ID,
@@ -13,6 +15,7 @@ import {
   git,
   planText,
   publishIn,
+  recordedLearning,
 } from "./git-fixture.ts";
 
 // Edges of the publish job found by mutation testing (issue 12): what each refusal tells the
@@ -247,7 +250,11 @@ describe("publish: the bundle between the manifest and the push", () => {
     const f = setUp();
     const before = f.originRef(BRANCH);
     const hook = join(f.origin, "hooks", "pre-receive");
-    writeFileSync(hook, "#!/bin/sh\necho 'protected branch: ask an admin' >&2\nexit 1\n");
+    // A long answer: the refusal keeps its end, where git and the hook say what went wrong.
+    writeFileSync(
+      hook,
+      `#!/bin/sh\necho '${"x".repeat(1500)}' >&2\necho 'protected branch: ask an admin' >&2\nexit 1\n`,
+    );
     chmodSync(hook, 0o755);
     f.commit("Work", { "src/a.ts": "1\n" });
     f.bundle();
@@ -259,6 +266,8 @@ describe("publish: the bundle between the manifest and the push", () => {
       result.refusals[0]?.detail ?? "",
       new RegExp(`^origin refused the push to ${BRANCH}: [\\s\\S]*protected branch: ask an admin`),
     );
+    const prefix = `origin refused the push to ${BRANCH}: `;
+    assert.ok((result.refusals[0]?.detail.length ?? 0) <= prefix.length + 1000);
   });
 
   it("reads the plan under its IN_PROGRESS- name on the stage branch for what it allows", async () => {
@@ -298,5 +307,64 @@ describe("publish: the bundle between the manifest and the push", () => {
       refusals: [],
       pushed_sha: head,
     });
+  });
+});
+
+describe("publish: the learnings commit on top of the bundle", () => {
+  it("adds the kept learnings in one commit and logs what it committed and skipped", async () => {
+    const f = setUp();
+    const work = f.commit("Work", { "src/a.ts": "1\n" });
+    f.bundle();
+    const first = recordedLearning();
+    const second = recordedLearning({
+      summary: "Feature flags are read once at start",
+      detail:
+        "src/flags.ts caches every flag at boot, so a test that flips a flag must restart the app module.",
+      tags: ["flags"],
+      scope: "src/flags.ts",
+    });
+    f.result([
+      first,
+      recordedLearning({ summary: "Push with a token", detail: `Use ${token()} to push.` }),
+      second,
+    ]);
+    const result = await publishIn(f, inputs);
+    const head = f.originRef(BRANCH);
+    assert.equal(result.pushed_sha, head);
+    assert.equal(git(f.origin, "rev-parse", `${head}^`), work);
+    const paths = [first, second].map((l) => learningFilePath(l)).join(", ");
+    assert.deepEqual(f.logs.slice(0, 2), [
+      "learning not committed: learning 2: it contains what looks like a github-token (the value is not shown)",
+      `committed 2 learning(s) in ${short(head)}: ${paths}`,
+    ]);
+  });
+
+  it("pushes the session's tip alone when no learning is left to commit", async () => {
+    const f = setUp();
+    const work = f.commit("Work", { "src/a.ts": "1\n" });
+    f.bundle();
+    f.result([recordedLearning({ summary: "Push with a token", detail: `Use ${token()} to push.` })]);
+    const result = await publishIn(f, inputs);
+    assert.equal(result.pushed_sha, work);
+    assert.equal(f.originRef(BRANCH), work);
+    assert.deepEqual(f.logs.slice(0, 1), [
+      "learning not committed: learning 1: it contains what looks like a github-token (the value is not shown)",
+    ]);
+  });
+
+  it("commits no learnings without a scratch folder for the commit's index", async () => {
+    const f = setUp();
+    const work = f.commit("Work", { "src/a.ts": "1\n" });
+    f.bundle();
+    const result = await publishBundle({
+      cwd: f.workspace,
+      bundleDir: f.artifactDir,
+      manifestText: readFileSync(join(f.artifactDir, BUNDLE_MANIFEST_FILE), "utf8"),
+      inputs,
+      knownSecrets: [],
+      learnings: [recordedLearning()],
+    });
+    assert.equal(result.pushed_sha, work);
+    assert.equal(f.originRef(BRANCH), work);
   });
 });
