@@ -288,6 +288,23 @@ describe("publish: the bundle between the manifest and the push", () => {
     assert.equal(f.originRef(BRANCH), head);
   });
 
+  it("checks commits a branch deleted on origin had: a stale remote branch hides nothing", async () => {
+    const f = setUp();
+    const before = f.originRef(BRANCH);
+    f.commit("Hooks", { ".claude/settings.json": "{}\n" });
+    // The session's commit reached origin on a branch the workspace fetched, then deleted.
+    git(f.session, "push", "-q", "origin", "HEAD:refs/heads/tmp");
+    git(f.workspace, "fetch", "-q", "origin", "+refs/heads/*:refs/remotes/origin/*");
+    git(f.session, "push", "-q", "origin", ":refs/heads/tmp");
+    f.bundle();
+    const result = await publishIn(f, inputs);
+    assertRefusedOnly(f, result, before);
+    assert.deepEqual(
+      result.refusals.map((r) => [r.rule, r.path]),
+      [["agent-config-change", ".claude/settings.json"]],
+    );
+  });
+
   it("answers the commits checked, the base and the tip it pushed", async () => {
     const f = setUp();
     const base = f.originRef(BRANCH);
