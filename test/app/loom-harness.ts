@@ -94,6 +94,19 @@ export function createProbot(): Probot {
   });
 }
 
+/** A store on a temporary SQLite file, for a test to wrap; `close` closes it and removes the file. */
+export async function openTempStore(): Promise<{ store: Store; close: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), "loom-store-"));
+  const store = await openStore({ sqlitePath: join(dir, "loom.sqlite") });
+  return {
+    store,
+    close: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** A loom app on a temporary SQLite store, with GitHub faked for acme/widgets. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "loom-app-"));

@@ -1,14 +1,10 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { openStore } from "../../app/store/open-store.ts";
 import type { Store } from "../../app/store/store.ts";
 import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import type { StageState } from "../../src/orchestrator/state.ts";
 import { pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
-import { startHarness } from "./loom-harness.ts";
+import { openTempStore, startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 import { passingResult } from "./stage-results.ts";
 
@@ -28,12 +24,8 @@ class ProcessDied extends Error {}
  * leased to the dead worker, as after a kill -9 right after GitHub merged).
  */
 async function openCrashingStore(): Promise<Store & { arm(): void }> {
-  const dir = mkdtempSync(join(tmpdir(), "loom-crash-"));
-  const inner = await openStore({ sqlitePath: join(dir, "loom.sqlite") });
-  closers.push(async () => {
-    await inner.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { store: inner, close } = await openTempStore();
+  closers.push(close);
   let armed = false;
   let dead = false;
   return Object.assign(Object.create(null) as object, inner, {

@@ -7,15 +7,11 @@ import {
   MAX_INBOX_ATTEMPTS,
 } from "../../app/engine/inbox-backoff.ts";
 import { createMetrics } from "../../app/metrics/create-metrics.ts";
-import { openStore } from "../../app/store/open-store.ts";
 import type { CommitPlanInput, Store } from "../../app/store/store.ts";
 import { issueCommentPayload, pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
-import { startHarness } from "./loom-harness.ts";
+import { openTempStore, startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 import { passingResult } from "./stage-results.ts";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 
 /*
  * Issue 12, item 1: every event and delivery either takes effect or stays in the inbox with its
@@ -47,12 +43,8 @@ type RacingStore = Store & {
   parked: string[];
 };
 async function openRacingStore(): Promise<RacingStore> {
-  const dir = mkdtempSync(join(tmpdir(), "loom-race-"));
-  const inner = await openStore({ sqlitePath: join(dir, "loom.sqlite") });
-  closers.push(async () => {
-    await inner.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { store: inner, close } = await openTempStore();
+  closers.push(close);
   let losses = 0;
   let losing: (input: CommitPlanInput) => boolean = () => true;
   const racing: RacingStore = Object.assign(Object.create(null) as object, inner, {

@@ -1,15 +1,11 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { readStoredPlan, splitStoredPlan } from "../../app/engine/stored-plan.ts";
 import type { RepoSettings, StoredPlan } from "../../app/engine/stored-plan.ts";
-import { openStore } from "../../app/store/open-store.ts";
 import type { PlanRecord, Store } from "../../app/store/store.ts";
 import { pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
 import { makeDiamond } from "../status/make-plan-state.ts";
-import { startHarness } from "./loom-harness.ts";
+import { openTempStore, startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 import { passingResult } from "./stage-results.ts";
 
@@ -103,12 +99,8 @@ afterEach(async () => {
 
 /** A SQLite store that records the part names each commit writes. */
 async function openRecordingStore(written: string[][]): Promise<Store> {
-  const dir = mkdtempSync(join(tmpdir(), "loom-parts-"));
-  const inner = await openStore({ sqlitePath: join(dir, "loom.sqlite") });
-  closers.push(async () => {
-    await inner.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { store: inner, close } = await openTempStore();
+  closers.push(close);
   const recording: Store = Object.assign(Object.create(null) as object, inner, {
     commitPlan: (...args: Parameters<Store["commitPlan"]>) => {
       written.push(Object.keys(args[1].setParts ?? {}).sort());
