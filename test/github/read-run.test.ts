@@ -5,43 +5,14 @@ import type { RunEvidence } from "../../app/github/decide-run-outcome.ts";
 import { readLatestHeartbeat } from "../../app/github/read-latest-heartbeat.ts";
 import { readRunOutcome, toRunFinishedEvent } from "../../app/github/read-run-outcome.ts";
 import type { PublishResult } from "../../src/artifacts/publish-result.ts";
-import type { StageResult } from "../../src/artifacts/stage-result.ts";
 import { mockGitHub } from "../support/github-mock.ts";
 import type { GitHubMock } from "../support/github-mock.ts";
 import { makeDiamond } from "../status/make-plan-state.ts";
 import { makeContext } from "./make-context.ts";
-import { makeZip } from "./make-zip.ts";
+import { BLOB, RESULT, SHA, listedArtifact, makePublished, serveArtifact } from "./run-fixtures.ts";
 
-const SHA = "f".repeat(40);
-const result: StageResult = {
-  version: 1,
-  plan_id: "PLAN-demo",
-  stage_id: "a",
-  attempt: 1,
-  kind: "stage",
-  outcome: "completed",
-  reason: "all 3 acceptance checks passed",
-  checks: [],
-  commits: [{ sha: SHA, subject: "add a" }],
-  head_sha: SHA,
-  turns: 12,
-  tokens: { input: 1, output: 2, cache_read: 3, cache_creation: 4 },
-  cost_usd: 0.42,
-  duration_ms: 60_000,
-  context_percent: 30,
-  deviations: [],
-  permission_denials: [],
-};
-const published: PublishResult = {
-  version: 1,
-  ok: true,
-  plan_id: "PLAN-demo",
-  stage_id: "a",
-  branch: "loom/pr-7/PLAN-demo/a",
-  pushed_sha: SHA,
-  commits_checked: 1,
-  refusals: [],
-};
+const result = RESULT;
+const published = makePublished();
 const refused: PublishResult = {
   ...published,
   ok: false,
@@ -54,32 +25,12 @@ const refused: PublishResult = {
     },
   ],
 };
-const BLOB = "https://results-receiver.actions.githubusercontent.com";
 
 let gh: GitHubMock | undefined;
 afterEach(() => gh?.cleanup());
 
 function artifact(id: number, name: string, createdAt = "2026-11-21T12:00:00Z") {
-  return {
-    id,
-    name,
-    size_in_bytes: 200,
-    created_at: createdAt,
-    expired: false,
-    url: "u",
-    archive_download_url: "d",
-  };
-}
-
-function serveArtifact(mock: GitHubMock, id: number, files: Record<string, string>) {
-  mock.api
-    .get(`/repos/octo/repo/actions/artifacts/${id}/zip`)
-    .reply(302, "", { location: `${BLOB}/blob/${id}?sig=x` });
-  mock
-    .other(BLOB)
-    .get(`/blob/${id}`)
-    .query(true)
-    .reply(200, makeZip(files), { "content-type": "application/zip" });
+  return listedArtifact(id, name, { created_at: createdAt });
 }
 
 function completedRun(mock: GitHubMock, artifacts: ReturnType<typeof artifact>[]): void {

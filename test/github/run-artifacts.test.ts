@@ -18,78 +18,25 @@ import {
 } from "../../app/github/run-artifacts.ts";
 import type { RunArtifact } from "../../app/github/run-artifacts.ts";
 import type { PublishResult } from "../../src/artifacts/publish-result.ts";
-import type { StageResult } from "../../src/artifacts/stage-result.ts";
 import { mockGitHub } from "../support/github-mock.ts";
 import type { GitHubMock } from "../support/github-mock.ts";
 import { makeDiamond } from "../status/make-plan-state.ts";
 import { makeContext } from "./make-context.ts";
 import { makeZip } from "./make-zip.ts";
+import { BLOB, RESULT, SHA, listedArtifact, makePublished, serveArtifact, serveZip } from "./run-fixtures.ts";
 
-const SHA = "f".repeat(40);
-const BLOB = "https://results-receiver.actions.githubusercontent.com";
 const ARTIFACTS = "/repos/octo/repo/actions/runs/9/artifacts";
-const result: StageResult = {
-  version: 1,
-  plan_id: "PLAN-demo",
-  stage_id: "a",
-  attempt: 1,
-  kind: "stage",
-  outcome: "completed",
-  reason: "all 3 acceptance checks passed",
-  checks: [],
-  commits: [{ sha: SHA, subject: "add a" }],
-  head_sha: SHA,
-  turns: 12,
-  tokens: { input: 1, output: 2, cache_read: 3, cache_creation: 4 },
-  cost_usd: 0.42,
-  duration_ms: 60_000,
-  context_percent: 30,
-  deviations: [],
-  permission_denials: [],
-};
-const published: PublishResult = {
-  version: 1,
-  ok: true,
-  plan_id: "PLAN-demo",
-  stage_id: "a",
-  branch: "loom/pr-7/PLAN-demo/a",
-  pushed_sha: "1".repeat(40),
-  commits_checked: 1,
-  refusals: [],
-};
+const result = RESULT;
+const published = makePublished("1".repeat(40));
 
 let gh: GitHubMock | undefined;
 afterEach(() => gh?.cleanup());
-
-function listed(id: number, name: string, fields: Record<string, unknown> = {}) {
-  return {
-    id,
-    name,
-    size_in_bytes: 200,
-    created_at: "2026-11-21T12:00:00Z",
-    expired: false,
-    url: "u",
-    archive_download_url: "d",
-    ...fields,
-  };
-}
 
 function artifact(id: number, name: string, fields: Partial<RunArtifact> = {}): RunArtifact {
   return { id, name, sizeInBytes: 200, createdAt: "2026-11-21T12:00:00Z", expired: false, ...fields };
 }
 
-function serveZip(mock: GitHubMock, id: number, zip: Buffer) {
-  mock.api
-    .get(`/repos/octo/repo/actions/artifacts/${id}/zip`)
-    .reply(302, "", { location: `${BLOB}/blob/${id}?sig=x` });
-  mock.other(BLOB).get(`/blob/${id}`).query(true).reply(200, zip, { "content-type": "application/zip" });
-}
-
-function serve(mock: GitHubMock, id: number, files: Record<string, string>) {
-  serveZip(mock, id, makeZip(files));
-}
-
-function listArtifacts(mock: GitHubMock, artifacts: ReturnType<typeof listed>[]) {
+function listArtifacts(mock: GitHubMock, artifacts: ReturnType<typeof listedArtifact>[]) {
   mock.api.get(ARTIFACTS).query({ per_page: "100" }).reply(200, { total_count: artifacts.length, artifacts });
 }
 
@@ -107,9 +54,9 @@ describe("a run's artifacts", () => {
   it("lists the run's artifacts without the expired ones", async () => {
     gh = mockGitHub();
     listArtifacts(gh, [
-      listed(1, "loom-result", { size_in_bytes: 321, created_at: "2026-11-21T12:05:00Z" }),
-      listed(2, "loom-publish", { expired: true }),
-      listed(3, "loom-heartbeat-1", { created_at: null }),
+      listedArtifact(1, "loom-result", { size_in_bytes: 321, created_at: "2026-11-21T12:05:00Z" }),
+      listedArtifact(2, "loom-publish", { expired: true }),
+      listedArtifact(3, "loom-heartbeat-1", { created_at: null }),
     ]);
     const ctx = makeContext(makeDiamond());
     assert.deepEqual(await listRunArtifacts(ctx, "test", 9), [
@@ -148,8 +95,8 @@ describe("a run's artifacts", () => {
 
   it("reads the named file; without it, the only .json file; never another one when the name must match", async () => {
     gh = mockGitHub();
-    serve(gh, 40, { "notes.txt": "x", "other.json": '{"a":1}' });
-    serve(gh, 41, { "one.json": "{}", "two.json": "{}" });
+    serveArtifact(gh, 40, { "notes.txt": "x", "other.json": '{"a":1}' });
+    serveArtifact(gh, 41, { "one.json": "{}", "two.json": "{}" });
     const ctx = makeContext(makeDiamond());
     const single = artifact(40, "loom-result");
     assert.deepEqual(await readArtifactFile(ctx, "test", single, "loom-result.json"), {
@@ -180,7 +127,7 @@ describe("a run's artifacts", () => {
       reason: `loom-result is too large (${16 * 1024 * 1024 + 1} bytes)`,
     });
     assert.equal(gh.requests.length, 0);
-    serve(gh, 43, { "loom-result.json": "{}" });
+    serveArtifact(gh, 43, { "loom-result.json": "{}" });
     const atLimit = artifact(43, "loom-result", { sizeInBytes: 16 * 1024 * 1024 });
     assert.deepEqual(await readArtifactFile(ctx, "test", atLimit, "loom-result.json"), {
       ok: true,
@@ -224,7 +171,7 @@ describe("a run's artifacts", () => {
 
   it("the same artifact id in another repository is downloaded on its own", async () => {
     gh = mockGitHub();
-    serve(gh, 48, { "a.json": '"octo"' });
+    serveArtifact(gh, 48, { "a.json": '"octo"' });
     gh.api
       .get("/repos/octo/other/actions/artifacts/48/zip")
       .reply(302, "", { location: `${BLOB}/blob/other-48?sig=x` });
@@ -284,8 +231,8 @@ describe("heartbeats", () => {
     gh.api
       .get("/repos/octo/repo/actions/runs/12/artifacts")
       .query({ per_page: "100" })
-      .reply(200, { total_count: 1, artifacts: [listed(50, "loom-heartbeat-4")] });
-    serve(gh, 50, { "heartbeat.json": '{"stage_id":"a"}' });
+      .reply(200, { total_count: 1, artifacts: [listedArtifact(50, "loom-heartbeat-4")] });
+    serveArtifact(gh, 50, { "heartbeat.json": '{"stage_id":"a"}' });
     const reading = await readLatestHeartbeat(makeContext(makeDiamond()), 12);
     assert.equal(reading?.ok, false);
     assert.match(reading?.ok === false ? reading.reason : "", /^loom-heartbeat-4: does not fit the schema/);
@@ -307,9 +254,9 @@ describe("reading a finished run", () => {
   it("artifacts that are there but unusable are named in the crash, with the run's facts", async () => {
     gh = mockGitHub();
     completedRun(gh, "failure");
-    listArtifacts(gh, [listed(2, "loom-result"), listed(3, "loom-publish")]);
-    serve(gh, 2, { "loom-result.json": "{not json" });
-    serve(gh, 3, { "loom-publish.json": JSON.stringify({ version: 1 }) });
+    listArtifacts(gh, [listedArtifact(2, "loom-result"), listedArtifact(3, "loom-publish")]);
+    serveArtifact(gh, 2, { "loom-result.json": "{not json" });
+    serveArtifact(gh, 3, { "loom-publish.json": JSON.stringify({ version: 1 }) });
     const reading = await readRunOutcome(makeContext(makeDiamond()), 9);
     assert.equal(reading.runId, 9);
     assert.equal(reading.status, "completed");
@@ -332,12 +279,12 @@ describe("reading a finished run", () => {
   it("a loom-publish whose carried result does not fit is not believed: the run's own loom-result is", async () => {
     gh = mockGitHub();
     completedRun(gh);
-    listArtifacts(gh, [listed(2, "loom-result"), listed(3, "loom-publish")]);
-    serve(gh, 3, {
+    listArtifacts(gh, [listedArtifact(2, "loom-result"), listedArtifact(3, "loom-publish")]);
+    serveArtifact(gh, 3, {
       "loom-publish.json": JSON.stringify(published),
       "loom-result.json": JSON.stringify({ ...result, version: 2 }),
     });
-    serve(gh, 2, { "loom-result.json": JSON.stringify(result) });
+    serveArtifact(gh, 2, { "loom-result.json": JSON.stringify(result) });
     const reading = await readRunOutcome(makeContext(makeDiamond()), 9);
     assert.equal(reading.result?.cost_usd, 0.42);
     assert.deepEqual(reading.problems, []);
@@ -347,7 +294,7 @@ describe("reading a finished run", () => {
   it("a run without any loom artifact crashed, and nothing is downloaded", async () => {
     gh = mockGitHub();
     completedRun(gh, "failure");
-    listArtifacts(gh, [listed(4, "loom-heartbeat-1")]);
+    listArtifacts(gh, [listedArtifact(4, "loom-heartbeat-1")]);
     const reading = await readRunOutcome(makeContext(makeDiamond()), 9);
     assert.deepEqual(reading.finished, {
       outcome: "crashed",
