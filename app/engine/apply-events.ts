@@ -65,9 +65,9 @@ export async function applyEvents(deps: EngineDeps, input: ApplyEventsInput): Pr
       return { ok: true, plan: stored, effects };
     }
     const version = (record?.version ?? 0) + 1;
-    const { outbox, timers } = splitEffects(planKey, version, effects);
-    const wake = nextWakeAt(state);
     const now = deps.now();
+    const { outbox, timers } = splitEffects(planKey, version, effects, now);
+    const wake = nextWakeAt(state);
     // Only the core and the parts that changed are written (issue 13: incremental state).
     const { core, setParts, dropParts } = splitStoredPlan(stored, record);
     const committed = await deps.store.commitPlan(input.key, {
@@ -106,6 +106,15 @@ export async function applyEvents(deps: EngineDeps, input: ApplyEventsInput): Pr
   return { ok: false, reason: "parked", parkedId };
 }
 
+/**
+ * How long a stage's check run waits before following the head to a new commit (a `follow` sync):
+ * merges landing together move it once (two writes each time: the old run completed, a new one
+ * created). It waits behind it in its lane, so the plan's check run and the status comment, which
+ * link it, are written after it; dispatches and merges (lane 0) never wait. A sync for anything
+ * else of the stage is written at once and takes the waiting one's place.
+ */
+export const FOLLOW_DELAY_MS = 2_000;
+
 /** Effects that bring something on GitHub up to date with the state: running one twice is harmless. */
 const SYNC_EFFECTS: ReadonlySet<Effect["type"]> = new Set(["syncCheckRun", "syncStatusComment"]);
 
@@ -115,12 +124,14 @@ const SYNC_EFFECTS: ReadonlySet<Effect["type"]> = new Set(["syncCheckRun", "sync
  * SHA, which two pull requests carrying the same plan file share). The outbox ignores a key it
  * has seen, which is what makes dispatches and merges happen once; sync effects reuse one key per
  * check run, so they also carry the version that decided them, or a later sync would be dropped,
- * and each replaces an older one of its check run or comment still waiting in the outbox.
+ * and each replaces an older one of its check run or comment still waiting in the outbox (keeping
+ * its due time: a `follow` sync waits `FOLLOW_DELAY_MS`, replaced ones no longer than the first).
  */
 function splitEffects(
   planKey: string,
   version: number,
   effects: Effect[],
+  now: number,
 ): { outbox: EffectInput[]; timers: TimerInput[] } {
   const outbox: EffectInput[] = [];
   const timers: TimerInput[] = [];
@@ -129,7 +140,14 @@ function splitEffects(
     else if (SYNC_EFFECTS.has(effect.type)) {
       // The newest sync of a check run or comment replaces one still waiting: one write, not two.
       const replaces = `${planKey}|${effect.key}|v`;
-      outbox.push({ key: `${replaces}${version}`, effect, lane: effectLane(effect), replaces });
+      const follow = effect.type === "syncCheckRun" && effect.follow === true;
+      outbox.push({
+        key: `${replaces}${version}`,
+        effect,
+        lane: effectLane(effect),
+        replaces,
+        ...(follow ? { availableAt: now + FOLLOW_DELAY_MS } : {}),
+      });
     } else outbox.push({ key: `${planKey}|${effect.key}`, effect, lane: effectLane(effect) });
   }
   return { outbox, timers };

@@ -69,14 +69,20 @@ export async function commitPostgresPlan(
       input.dropParts,
     ]);
   for (const e of input.effects) {
-    if (e.replaces !== undefined)
-      await c.query(
-        "DELETE FROM loom_outbox WHERE plan_key = $1 AND status = 'pending' AND lease_until <= $2 AND substr(key, 1, $3) = $4",
+    let at = e.availableAt ?? 0;
+    if (e.replaces !== undefined) {
+      // The replaced effects' earliest due time is kept (RETURNING gives it in the same statement).
+      const replaced = await c.query(
+        `DELETE FROM loom_outbox WHERE plan_key = $1 AND status = 'pending' AND lease_until <= $2 AND substr(key, 1, $3) = $4
+         RETURNING available_at`,
         [planKey, now, e.replaces.length, e.replaces],
       );
+      for (const row of replaced.rows as { available_at: string | number }[])
+        at = Math.min(at, Number(row.available_at));
+    }
     await c.query(
-      "INSERT INTO loom_outbox (key, plan_key, effect, enqueued_at, lane) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key) DO NOTHING",
-      [e.key, planKey, writeJson(e.effect), now, e.lane ?? 0],
+      "INSERT INTO loom_outbox (key, plan_key, effect, enqueued_at, lane, available_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (key) DO NOTHING",
+      [e.key, planKey, writeJson(e.effect), now, e.lane ?? 0, at],
     );
   }
   for (const t of input.timers) {

@@ -57,14 +57,19 @@ export function commitSqlitePlan(db: DatabaseSync, key: PlanKey, input: CommitPl
   const dropPart = db.prepare("DELETE FROM loom_plan_parts WHERE plan_key = ? AND name = ?");
   for (const name of input.dropParts ?? []) dropPart.run(planKey, name);
   const enqueue = db.prepare(
-    "INSERT INTO loom_outbox (key, plan_key, effect, enqueued_at, lane) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
+    "INSERT INTO loom_outbox (key, plan_key, effect, enqueued_at, lane, available_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
   );
+  // The replaced effects' earliest due time is kept (RETURNING gives it in the same statement).
   const replace = db.prepare(
-    "DELETE FROM loom_outbox WHERE plan_key = ? AND status = 'pending' AND lease_until <= ? AND substr(key, 1, ?) = ?",
+    `DELETE FROM loom_outbox WHERE plan_key = ? AND status = 'pending' AND lease_until <= ? AND substr(key, 1, ?) = ?
+     RETURNING available_at`,
   );
   for (const e of input.effects) {
-    if (e.replaces !== undefined) replace.run(planKey, now, e.replaces.length, e.replaces);
-    enqueue.run(e.key, planKey, writeJson(e.effect), now, e.lane ?? 0);
+    let at = e.availableAt ?? 0;
+    if (e.replaces !== undefined)
+      for (const row of replace.all(planKey, now, e.replaces.length, e.replaces))
+        at = Math.min(at, Number(row["available_at"]));
+    enqueue.run(e.key, planKey, writeJson(e.effect), now, e.lane ?? 0, at);
   }
   const upsertTimer = db.prepare(
     `INSERT INTO loom_timers (plan_key, key, at) VALUES (?, ?, ?)

@@ -74,7 +74,18 @@ export const EVERY_LANE = 2_147_483_647;
  * replaces an older one still waiting (it reads the state when it runs, so the older one would only
  * write a state already gone), and the newer one takes its place at the end of the plan's queue.
  */
-export type EffectInput = { key: string; effect: unknown; lane?: number; replaces?: string };
+/**
+ * `availableAt`: not claimed before this time (default: at once). An effect that replaces waiting
+ * ones keeps the earliest due time among them and itself, so a burst of replacements is written
+ * once, no later than the first of them asked.
+ */
+export type EffectInput = {
+  key: string;
+  effect: unknown;
+  lane?: number;
+  replaces?: string;
+  availableAt?: number;
+};
 
 /** A timer of a plan: fires (becomes claimable) at `at`. Identity is (plan, key). */
 export type TimerInput = { at: number; key: string };

@@ -47,7 +47,17 @@ export type Effect =
        */
       sha?: string;
     }
-  | { type: "syncCheckRun"; key: string; stageId: string | null }
+  | {
+      type: "syncCheckRun";
+      key: string;
+      stageId: string | null;
+      /**
+       * Written only because the head moved under a stage that follows it (nothing else of the
+       * stage changed): the App waits a moment before writing it, so a burst of head moves (merges
+       * landing together) moves the stage's check run once.
+       */
+      follow?: true;
+    }
   | { type: "syncStatusComment"; key: string }
   | { type: "reply"; key: string; source: CommandSource; reaction: "+1" | "-1" | "eyes"; body: string | null }
   | { type: "setTimer"; key: string; at: number }

@@ -55,7 +55,8 @@ function followsHead(stage: StageState | undefined): boolean {
  * `syncCheckRun` for every stage whose check run would show something new (heartbeats included),
  * then one for the plan and `syncStatusComment` when the overview (statuses) changed. When the head
  * moved, the plan's check run and those of stages that follow the head (`followsHead`) are
- * re-created on the new head. When the pull request closes, every stage's is written (unfinished
+ * re-created on the new head (marked `follow` when nothing else of the stage changed: the App
+ * coalesces those). When the pull request closes, every stage's is written (unfinished
  * ones end cancelled). While the plan waits for approval only the plan's own check run is written
  * (an unapproved head costs one check run, not one per stage: opening pull requests is free for
  * anyone); the approval then writes every stage's.
@@ -69,14 +70,16 @@ export function computeSyncEffects(before: PlanState | null, after: PlanState, h
   const closing = after.closed && before?.closed === false;
   for (const id of ids) {
     if (waiting) break;
-    if (
-      !(headMoved && followsHead(after.stages[id])) &&
-      !approved &&
-      !closing &&
-      describeCheckRun(before?.stages[id]) === describeCheckRun(after.stages[id])
-    )
-      continue;
-    effects.push({ type: "syncCheckRun", key: `${prefix}:${id}:check`, stageId: id });
+    const changed =
+      approved || closing || describeCheckRun(before?.stages[id]) !== describeCheckRun(after.stages[id]);
+    const follows = headMoved && followsHead(after.stages[id]);
+    if (!changed && !follows) continue;
+    effects.push({
+      type: "syncCheckRun",
+      key: `${prefix}:${id}:check`,
+      stageId: id,
+      ...(changed ? {} : { follow: true as const }),
+    });
   }
   const commentChanged = describeComment(before) !== describeComment(after);
   if (commentChanged || headMoved)

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
+import { FOLLOW_DELAY_MS } from "../../app/engine/apply-events.ts";
 import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import { createMetrics } from "../../app/metrics/create-metrics.ts";
 import type { LoomMetrics } from "../../app/metrics/create-metrics.ts";
@@ -79,8 +80,9 @@ async function costOfPushes(
     defaultMetrics: false,
   });
   // A clock that stands still: the plan's own timers (a dispatched stage's look-ups) fall due
-  // alike however many deliveries were recorded.
-  const harness = await startHarness({ clock: () => Date.UTC(2026, 10, 22), metrics });
+  // alike however many deliveries were recorded. It moves once, for check runs to follow the head.
+  let now = Date.UTC(2026, 10, 22);
+  const harness = await startHarness({ clock: () => now, metrics });
   h = harness;
   harness.fake.files.set("main:.github/loom.yml", "rename_plans: false\n");
   await harness.receive(
@@ -91,6 +93,8 @@ async function costOfPushes(
   const pushes = push(harness, count);
   await recordPushes(harness, pushes);
   assert.equal(harness.gh.requests.length, from, "recording reads nothing from GitHub");
+  await harness.engine.drain();
+  now += FOLLOW_DELAY_MS;
   await harness.engine.drain();
   return { harness, requests: requestsSince(harness, from), last: pushes.at(-1)!.head, metrics };
 }
@@ -229,6 +233,46 @@ test("a push's webhook that comes after a later push's is late: the head does no
   assert.deepEqual(
     requestsSince(h, from).filter((r) => r.startsWith("GET") && r.includes("/compare/")),
     ["GET /repos/acme/widgets/compare/<sha>...<sha>?per_page=<n>"],
+  );
+  await h.finish();
+  h = undefined;
+});
+
+test("two head moves within the follow delay move a running stage's check run once, to the last head", async () => {
+  let now = Date.UTC(2026, 10, 22);
+  h = await startHarness({ clock: () => now });
+  h.fake.files.set("main:.github/loom.yml", "rename_plans: false\n");
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+  const runsOfA = () => h!.fake.checkRuns.filter((r) => r["name"] === "loom: a");
+  assert.deepEqual(
+    runsOfA().map((r) => r["head_sha"]),
+    [h.headSha],
+  );
+  const [first, second] = push(h, 2);
+  assert.ok(first && second);
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", { number: 1, headSha: first.head, before: first.before }),
+  );
+  now += FOLLOW_DELAY_MS / 2;
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", { number: 1, headSha: second.head, before: second.before }),
+  );
+  assert.deepEqual(
+    runsOfA().map((r) => r["head_sha"]),
+    [h.headSha],
+    "a's run has not moved yet",
+  );
+  now += FOLLOW_DELAY_MS / 2;
+  await h.engine.drain();
+  assert.deepEqual(
+    runsOfA().map((r) => [r["head_sha"], r["status"]]),
+    [
+      [h.headSha, "completed"],
+      [second.head, "in_progress"],
+    ],
+    "moved once, from the first head to the last; the head between got none",
   );
   await h.finish();
   h = undefined;

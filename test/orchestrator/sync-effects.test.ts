@@ -108,3 +108,26 @@ test("events that neither move the head nor change the overview write no plan ch
     );
   }
 });
+
+test("a sync written only because the head moved is marked follow (the App coalesces those); one with news of the stage is not", () => {
+  const story = new Story(trio, { settings: { maxParallel: 3 } });
+  story.send({ type: "run.dispatched", stageId: "a", attempt: 1, runId: 11 });
+  story.send({ type: "run.started", stageId: "a", attempt: 1, runId: 11 });
+  story.send({ type: "run.dispatched", stageId: "b", attempt: 1, runId: 12 });
+  story.send({ type: "run.started", stageId: "b", attempt: 1, runId: 12 });
+  story.send({ type: "head.moved", headSha: "9".repeat(40), before: story.state.pr.headSha });
+  const follows = (s: Story) =>
+    s.of("syncCheckRun").map((e) => [e.stageId, e.type === "syncCheckRun" && e.follow === true]);
+  assert.deepEqual(follows(story), [
+    ["a", true],
+    ["b", true],
+    [null, false],
+  ]);
+  // News of the stage (its run finished) is written at once, never as a follow.
+  story.send({ type: "run.finished", stageId: "a", attempt: 1, runId: 11, outcome: "completed", detail: "" });
+  assert.ok(
+    !story
+      .of("syncCheckRun")
+      .some((e) => e.type === "syncCheckRun" && e.follow === true && e.stageId === "a"),
+  );
+});

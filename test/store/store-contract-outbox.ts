@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { TestContext } from "node:test";
-import type { Store } from "../../app/store/store.ts";
+import type { EffectInput, Store } from "../../app/store/store.ts";
 import { planKey } from "./plan-key-fixture.ts";
 
 /** The transactional outbox: part of `describeStoreContract`. */
@@ -104,6 +104,49 @@ export function describeOutboxContract(open: (t: TestContext) => Promise<Store>)
         await store.completeEffect(item.key, null, now);
       }
       assert.deepEqual(order, ["dispatch", "b v2", "plan v3", "b v4"]);
+    });
+
+    it("claims an effect no sooner than its due time; a replacement keeps the earliest due time; progress does not wait", async (t) => {
+      const store = await open(t);
+      const sync = (version: number, availableAt?: number) => ({
+        key: `p|b|v${version}`,
+        effect: `b v${version}`,
+        lane: 1,
+        replaces: "p|b|v",
+        ...(availableAt === undefined ? {} : { availableAt }),
+      });
+      const commit = (version: number, effects: EffectInput[], now: number) =>
+        store.commitPlan(planKey(1), {
+          expectedVersion: version,
+          state: version,
+          active: true,
+          effects,
+          timers: [],
+          now,
+        });
+      await commit(0, [sync(1, 100)], 10);
+      // A later sync, itself due later, replaces it: due at 100 still, not 150.
+      await commit(1, [sync(2, 150), { key: "p|dispatch", effect: "dispatch", lane: 0 }], 50);
+      assert.deepEqual(
+        (await store.claimEffects("w", 10, 1000, 60)).map((e) => e.effect),
+        ["dispatch"],
+        "the dispatch does not wait for the display effect's due time",
+      );
+      await store.completeEffect("p|dispatch", null, 60);
+      assert.deepEqual(await store.claimEffects("w", 10, 1000, 99), [], "not due before 100");
+      assert.deepEqual(
+        (await store.claimEffects("w", 10, 1000, 100)).map((e) => e.effect),
+        ["b v2"],
+        "due at the first one's time, with the newest content",
+      );
+      await store.completeEffect("p|b|v2", null, 100);
+      // A sync due at once replaces a delayed one: due at once.
+      await commit(2, [sync(3, 500)], 200);
+      await commit(3, [sync(4)], 210);
+      assert.deepEqual(
+        (await store.claimEffects("w", 10, 1000, 211)).map((e) => e.effect),
+        ["b v4"],
+      );
     });
 
     it("holds a progress effect back while a display effect of its plan is in flight, not while one waits to retry", async (t) => {
