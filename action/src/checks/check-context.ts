@@ -16,8 +16,6 @@ export type CheckContext = {
   now: () => number;
 };
 
-export const DEFAULT_CHECK_TIMEOUT_MS = 10 * 60 * 1000;
-
 /** The absolute path of a stage-relative path, or null when it escapes the checkout. */
 export function resolveInside(workspace: string, ...segments: string[]): string | null {
   const root = path.resolve(workspace);
