@@ -91,7 +91,7 @@ export function benchReducer(options: { quick?: boolean } = {}): void {
     const median = times[Math.floor(times.length / 2)] ?? 0;
     const bytes = JSON.stringify(world.state).length;
     console.log(
-      `| ${count} | ${steps} | ${(total / count).toFixed(1)} | ${byType} | ${(median * 1000).toFixed(0)} µs | ${(bytes / 1024).toFixed(0)} KiB | ${(written / 1e6).toFixed(1)} MB (${(whole / 1e6).toFixed(0)} MB) |`,
+      `| ${count} | ${steps} | ${(total / count).toFixed(1)} | ${byType} | ${(median * 1000).toFixed(0)} µs | ${(bytes / 1024).toFixed(0)} KiB | ${(written / 1e6).toFixed(1)} MB (${(whole / 1e6).toFixed(1)} MB) |`,
     );
     if (count === 250) {
       recordTarget("store", {
