@@ -235,4 +235,55 @@ describe("commitLearnings: the use record and retirement", () => {
     });
     assert.deepEqual(commit.retired, []);
   });
+
+  it("counts plan runs already recorded on the branch when this session gave none", async () => {
+    const { f, parent } = setUp();
+    const noted = await commitIn(f, parent, {
+      use: otherPlanUse(),
+      retirePolicy: { retire_after_failures: 0, retire_after_plans: 0 },
+    });
+    assert.ok(noted.sha !== null);
+    const commit = await commitIn(f, noted.sha, { learnings: [learning()], retirePolicy: unused });
+    assert.deepEqual(
+      commit.retired.map((r) => r.reason),
+      ["no stage was given it in 1 plan runs"],
+    );
+  });
+});
+
+describe("commitLearnings: the answer and the message", () => {
+  it("answers no use record when the session was given none", async () => {
+    const { f, parent } = setUp();
+    const fresh = learning();
+    const commit = await commitIn(f, parent, { learnings: [fresh] });
+    assert.ok(commit.sha !== null);
+    assert.deepEqual(commit, { sha: commit.sha, paths: [learningFilePath(fresh)], skipped: [], retired: [] });
+  });
+
+  it("names only what the commit holds: given learnings noted, no count of zero recorded", async () => {
+    const { f, parent } = setUp();
+    const commit = await commitIn(f, parent, {
+      use: { ...failingUse, outcome: "completed", given: [learningId(earlier), learningId(logged)] },
+    });
+    assert.ok(commit.sha !== null);
+    assert.equal(
+      git(f.workspace, "log", "-1", "--format=%B", commit.sha),
+      [
+        `loom: learnings of stage ${STAGE_ID}: 2 given noted (completed)`,
+        "",
+        `- given (completed): ${learningId(earlier)}, ${learningId(logged)}`,
+      ].join("\n"),
+    );
+  });
+
+  it("skips a learning that repeats a retired one", async () => {
+    // Only the retired file holds it: learnings.md does not.
+    const { f, parent } = setUp({
+      [LOG]: "# Learnings\n",
+      [retiredPath.replace(".md", "-old.md")]: renderLearningFile(logged),
+    });
+    const again = { ...logged, summary: `${logged.summary}!`, stage_id: STAGE_ID };
+    const commit = await commitIn(f, parent, { learnings: [again] });
+    assert.deepEqual(commit.skipped, ["learning 1: a near-duplicate of a learning on the branch"]);
+  });
 });
