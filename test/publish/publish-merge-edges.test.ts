@@ -125,13 +125,40 @@ describe("publish: a merge session's merge", () => {
   });
 });
 
+describe("publish: an octopus merge", () => {
+  it("is the session's own change: a protected file it takes from a merged branch is refused", async () => {
+    const f = setUp({ "CLAUDE.md": "old rules\n" });
+    personCommits(f, "other", { "CLAUDE.md": "new rules\n" });
+    const third = personCommits(f, "main", { "docs/readme.md": "hello\n" });
+    f.startFrom(BRANCH);
+    f.commit("Stage work", { "src/a.ts": "1\n" });
+    git(f.session, "fetch", "-q", "origin", "other", "main");
+    git(f.session, "merge", "-q", "--no-ff", "-m", "Merge both", "origin/other", third);
+    assert.equal(
+      git(f.session, "rev-list", "--parents", "-n1", "HEAD").split(" ").length,
+      4,
+      "three parents",
+    );
+    f.bundle();
+    const result = await publishIn(f, inputs);
+    assert.deepEqual(
+      result.refusals.map((r) => [r.rule, r.path]),
+      [["agent-config-change", "CLAUDE.md"]],
+    );
+  });
+});
+
 describe("publish: a history brought in from elsewhere", () => {
   it("checks an unrelated history merged in from its first commit: paths and secrets", async () => {
     const f = setUp();
     f.startFrom(BRANCH);
     git(f.session, "checkout", "-q", "--orphan", "elsewhere");
     git(f.session, "rm", "-q", "-r", "-f", ".");
-    const root = f.commit("Elsewhere", { ".claude/settings.json": "{}\n", "notes.txt": `key ${token()}\n` });
+    const root = f.commit("Elsewhere", {
+      ".claude/settings.json": "{}\n",
+      "notes.txt": `key ${token()}\n`,
+      "doc/loom/knowledge/elsewhere.md": "# Elsewhere\n",
+    });
     git(f.session, "checkout", "-q", BRANCH);
     git(f.session, "merge", "-q", "--allow-unrelated-histories", "-m", "Bring it in", "elsewhere");
     f.bundle();
