@@ -266,8 +266,13 @@ describe("publish: the bundle between the manifest and the push", () => {
       result.refusals[0]?.detail ?? "",
       new RegExp(`^origin refused the push to ${BRANCH}: [\\s\\S]*protected branch: ask an admin`),
     );
-    const prefix = `origin refused the push to ${BRANCH}: `;
-    assert.ok((result.refusals[0]?.detail.length ?? 0) <= prefix.length + 1000);
+    const detail = result.refusals[0]?.detail ?? "";
+    assert.equal(
+      detail.length,
+      `origin refused the push to ${BRANCH}: `.length + 1000,
+      "the last 1000 characters",
+    );
+    assert.match(detail, /protected branch: ask an admin\s+error: failed to push some refs to '[^']*'$/);
   });
 
   it("reads the plan under its IN_PROGRESS- name on the stage branch for what it allows", async () => {
