@@ -188,6 +188,31 @@ describe("publish job log: the run's loom-result", () => {
   });
 });
 
+describe("publish job log: a clean bundle with no learnings to add", () => {
+  for (const [name, change, line] of [
+    [
+      "another stage's result",
+      { stage_id: "other" },
+      "loom-result is for another stage: no learnings to commit",
+    ],
+    ["an invalid result", { version: 2 }, "loom-result is not a valid result: no learnings to commit"],
+    ["no result", undefined, "no loom-result to read learnings from (no artifact loom-result)"],
+  ] as const) {
+    it(`pushes the session's work and logs only why none were added (${name})`, async () => {
+      const f = new PublishFixture();
+      try {
+        const work = f.commit("Work", { "src/a.ts": "1\n" });
+        f.bundle();
+        if (change !== undefined) f.result([], change);
+        await publishIn(f, inputs);
+        assert.deepEqual(f.logs, [line, `pushed ${work} to ${BRANCH}`]);
+      } finally {
+        f.cleanup();
+      }
+    });
+  }
+});
+
 describe("publish job log: the learnings the session was given", () => {
   const earlier = RecordedLearning.parse({
     category: "pattern",
@@ -252,6 +277,20 @@ describe("publish job log: the learnings the session was given", () => {
       `retired ${earlierPath} (${reason}): now ${retiredPath}`,
     ]);
     assert.equal(f.logs.at(-1), `pushed ${head} to ${BRANCH}`);
+  });
+
+  it("records them when the result holds no learnings of the session's own", async () => {
+    const f = (fixture = new PublishFixture());
+    f.bundle();
+    f.result([], {
+      learnings: undefined,
+      learnings_given: [{ id: learningId(earlier), summary: earlier.summary }],
+    });
+    await publishIn(f, inputs);
+    assert.match(
+      f.logs[1] ?? "",
+      /^recorded the learnings the session was given: doc\/loom\/knowledge\/learnings\/uses\//,
+    );
   });
 
   it("retires with the defaults when learnings: of .github/loom.yml is wrong, and says so", async () => {
