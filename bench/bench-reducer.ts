@@ -3,25 +3,9 @@ import type { Effect } from "../src/orchestrator/effects.ts";
 import type { PlanSpec } from "../src/orchestrator/events.ts";
 import { World } from "../test/orchestrator/world.ts";
 import { splitStoredPlan } from "../app/engine/stored-plan.ts";
-import type { RepoSettings, SplitPlan } from "../app/engine/stored-plan.ts";
 import type { PlanRecord } from "../app/store/store.ts";
+import { REPO_SETTINGS as REPO, applySplit } from "../test/app/stored-plan-fixture.ts";
 import { record as recordTarget } from "./targets.ts";
-
-const REPO: RepoSettings = {
-  workflowFile: "loom.yml",
-  labelPrefix: "loom",
-  minimumRole: "write",
-  branchCleanup: true,
-  defaultBranch: "main",
-};
-
-/** The parts the store holds after a commit of `split`. */
-function applySplit(parts: ReadonlyMap<string, string> | undefined, split: SplitPlan): Map<string, string> {
-  const next = new Map(parts ?? []);
-  for (const name of split.dropParts) next.delete(name);
-  for (const [name, text] of Object.entries(split.setParts)) next.set(name, text);
-  return next;
-}
 
 function layeredPlan(count: number): PlanSpec {
   return {

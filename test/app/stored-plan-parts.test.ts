@@ -1,21 +1,14 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import { readStoredPlan, splitStoredPlan } from "../../app/engine/stored-plan.ts";
-import type { RepoSettings, StoredPlan } from "../../app/engine/stored-plan.ts";
+import type { SplitPlan, StoredPlan } from "../../app/engine/stored-plan.ts";
 import type { PlanRecord, Store } from "../../app/store/store.ts";
 import { pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
 import { makeDiamond } from "../status/make-plan-state.ts";
 import { openTempStore, startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 import { passingResult } from "./stage-results.ts";
-
-const REPO: RepoSettings = {
-  workflowFile: "loom.yml",
-  labelPrefix: "loom",
-  minimumRole: "write",
-  branchCleanup: true,
-  defaultBranch: "main",
-};
+import { REPO_SETTINGS as REPO, applySplit } from "./stored-plan-fixture.ts";
 
 function stored(): StoredPlan {
   return { format: 1, state: makeDiamond({ a: { status: "executing" } }), repo: REPO };
@@ -23,16 +16,13 @@ function stored(): StoredPlan {
 
 /** The record the store gives back after a commit of `split` (parts not named kept from `before`). */
 function recordAfter(
-  split: ReturnType<typeof splitStoredPlan>,
+  split: SplitPlan,
   before: Pick<PlanRecord, "parts"> | null = null,
 ): Pick<PlanRecord, "planKey" | "state" | "parts"> {
-  const parts = new Map(before?.parts ?? []);
-  for (const name of split.dropParts) parts.delete(name);
-  for (const [name, text] of Object.entries(split.setParts)) parts.set(name, text);
   return {
     planKey: "acme/widgets#1:doc/plans/PLAN-diamond.md",
     state: JSON.parse(JSON.stringify(split.core)),
-    parts,
+    parts: applySplit(before?.parts, split),
   };
 }
 
