@@ -228,6 +228,24 @@ describe("publish: the bundle between the manifest and the push", () => {
     assert.equal(result.head_sha, undefined);
   });
 
+  it("refuses a bundle it cannot fetch after an earlier publish, never taking the earlier tip for it", async () => {
+    const f = setUp();
+    const first = f.commit("Work", { "src/a.ts": "1\n" });
+    f.bundle();
+    assert.equal((await publishIn(f, inputs)).pushed_sha, first);
+    f.startFrom(BRANCH);
+    f.commit("More work", { "src/b.ts": "2\n".repeat(100) });
+    f.bundle();
+    const bundle = join(f.artifactDir, BUNDLE_FILE);
+    const bytes = readFileSync(bundle);
+    writeFileSync(bundle, bytes.subarray(0, bytes.length - 30));
+    const result = await publishIn(f, inputs);
+    assertRefusedOnly(f, result, first);
+    assert.deepEqual(result.refusals, [
+      { rule: "bundle-invalid", detail: `${BUNDLE_FILE} could not be fetched` },
+    ]);
+  });
+
   it("refuses a bundle that does not fast-forward the stage branch, naming both commits", async () => {
     const f = setUp();
     const moved = f.pushElsewhere(BRANCH, { "x.txt": "x\n" });
