@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { commitLearnings, type CommitLearningsInput } from "../../action/src/publish/commit-learnings.ts";
 import type { LearningUse } from "../../src/knowledge/learning-use.ts";
 import { learningFilePath, learningId, renderLearningFile } from "../../src/knowledge/learning-file.ts";
-import { PLAN_ID, PublishFixture, STAGE_ID, git, recordedLearning } from "./git-fixture.ts";
+import { PLAN_ID, PublishFixture, STAGE_ID, git, recordedLearning, fakeToken } from "./git-fixture.ts";
 
 // The learnings commit the publish job adds on its own (issue 12's mutation testing): what it
 // keeps, what it skips and says why, and the commit message a person reads in the history.
@@ -32,7 +32,7 @@ const logged = learning({
 });
 const earlierPath = learningFilePath(earlier);
 const retiredPath = earlierPath.replace("/learnings/", "/learnings/retired/");
-const token = (): string => `ghp_${"P0o9I8u7Y6".repeat(4).slice(0, 36)}`;
+const token = fakeToken;
 
 const failingUse: LearningUse = {
   version: 1,

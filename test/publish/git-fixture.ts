@@ -17,6 +17,17 @@ export const PLAN_ID = "PLAN-demo";
 export const STAGE_ID = "build-api";
 export const BRANCH = `loom/pr-7/${PLAN_ID}/${STAGE_ID}`;
 export const PLAN_PATH = `doc/plans/${PLAN_ID}.md`;
+/** The publish job's inputs for the fixture's plan and stage. */
+export const PUBLISH_INPUTS: PublishInputs = {
+  plan_path: PLAN_PATH,
+  plan_id: PLAN_ID,
+  stage_id: STAGE_ID,
+  branch: BRANCH,
+};
+/** An append-only knowledge file of the reference layout. */
+export const KNOWLEDGE_PATH = "doc/loom/knowledge/mistakes.md";
+/** A GitHub token shape, built at run time (never a literal in the repository). */
+export const fakeToken = (): string => `ghp_${"P0o9I8u7Y6".repeat(4).slice(0, 36)}`;
 
 /** A learning the gate accepts, recorded by this plan's stage (override any field). */
 export function recordedLearning(change: Partial<RecordedLearning> = {}): RecordedLearning {

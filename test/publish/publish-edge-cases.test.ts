@@ -3,7 +3,6 @@ import assert from "node:assert/strict";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { publishBundle } from "../../action/src/publish/publish-bundle.ts";
-import type { PublishInputs } from "../../action/src/publish/run-publish.ts";
 import { learningFilePath } from "../../src/knowledge/learning-file.ts";
 import { BUNDLE_FILE, BUNDLE_MANIFEST_FILE, type PublishResult } from "../../src/artifacts/publish-result.ts";
 import {
@@ -16,16 +15,18 @@ import {
   planText,
   publishIn,
   recordedLearning,
+  PUBLISH_INPUTS,
+  KNOWLEDGE_PATH,
+  fakeToken,
 } from "./git-fixture.ts";
 
 // Edges of the publish job found by mutation testing (issue 12): what each refusal tells the
 // person who reads it, and the checks between the manifest and the push that no other test reached.
 
-const inputs: PublishInputs = { plan_path: PLAN_PATH, plan_id: PLAN_ID, stage_id: STAGE_ID, branch: BRANCH };
-const KNOWLEDGE = "doc/loom/knowledge/mistakes.md";
+const inputs = PUBLISH_INPUTS;
+const KNOWLEDGE = KNOWLEDGE_PATH;
 const knowledge = "# Mistakes\n\n- first lesson\n";
-/** A GitHub token shape, built at run time (never a literal in the repository). */
-const token = (): string => `ghp_${"P0o9I8u7Y6".repeat(4).slice(0, 36)}`;
+const token = fakeToken;
 
 let fixture: PublishFixture | undefined;
 afterEach(() => fixture?.cleanup());

@@ -2,7 +2,7 @@ import { afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { commitLearnings } from "../../action/src/publish/commit-learnings.ts";
-import { runPublish, type PublishInputs } from "../../action/src/publish/run-publish.ts";
+import { runPublish } from "../../action/src/publish/run-publish.ts";
 import { RecordedLearning } from "../../src/knowledge/learning.ts";
 import {
   learningFilePath,
@@ -11,9 +11,19 @@ import {
   renderLearningFile,
 } from "../../src/knowledge/learning-file.ts";
 import type { PublishResult } from "../../src/artifacts/publish-result.ts";
-import { BRANCH, PLAN_ID, PLAN_PATH, PublishFixture, STAGE_ID, git, planText } from "./git-fixture.ts";
+import {
+  BRANCH,
+  PLAN_ID,
+  PLAN_PATH,
+  PublishFixture,
+  STAGE_ID,
+  git,
+  planText,
+  PUBLISH_INPUTS,
+  fakeToken,
+} from "./git-fixture.ts";
 
-const inputs: PublishInputs = { plan_path: PLAN_PATH, plan_id: PLAN_ID, stage_id: STAGE_ID, branch: BRANCH };
+const inputs = PUBLISH_INPUTS;
 const LOG = "doc/loom/knowledge/learnings.md";
 const log = "# Learnings\n\nWritten by people before loom.\n";
 
@@ -41,7 +51,7 @@ const earlier = learning({
   stage_id: "db",
   recorded_at: "2026-11-01T00:00:00.000Z",
 });
-const token = (): string => `ghp_${"P0o9I8u7Y6".repeat(4).slice(0, 36)}`;
+const token = fakeToken;
 
 let fixture: PublishFixture | undefined;
 afterEach(() => fixture?.cleanup());

@@ -1,26 +1,26 @@
 import { afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { PublishInputs } from "../../action/src/publish/run-publish.ts";
 import type { PublishResult } from "../../src/artifacts/publish-result.ts";
 import {
   BRANCH,
-  PLAN_ID,
   PLAN_PATH,
   PublishFixture,
-  STAGE_ID,
   git,
   planText,
   publishIn,
+  PUBLISH_INPUTS,
+  KNOWLEDGE_PATH,
+  fakeToken,
 } from "./git-fixture.ts";
 
 // Merges and histories a session can make that the other publish tests do not (issue 12's
 // mutation testing): what git's merge takes by itself passes, a session's own choice is checked,
 // and a history brought in from elsewhere is checked from its first commit.
 
-const inputs: PublishInputs = { plan_path: PLAN_PATH, plan_id: PLAN_ID, stage_id: STAGE_ID, branch: BRANCH };
-const KNOWLEDGE = "doc/loom/knowledge/mistakes.md";
+const inputs = PUBLISH_INPUTS;
+const KNOWLEDGE = KNOWLEDGE_PATH;
 const knowledge = "# Mistakes\n\n- first lesson\n";
-const token = (): string => `ghp_${"P0o9I8u7Y6".repeat(4).slice(0, 36)}`;
+const token = fakeToken;
 
 let fixture: PublishFixture | undefined;
 afterEach(() => fixture?.cleanup());

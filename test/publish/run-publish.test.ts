@@ -14,11 +14,13 @@ import {
   git,
   planText,
   publishIn,
+  PUBLISH_INPUTS,
+  KNOWLEDGE_PATH,
 } from "./git-fixture.ts";
 
-const inputs: PublishInputs = { plan_path: PLAN_PATH, plan_id: PLAN_ID, stage_id: STAGE_ID, branch: BRANCH };
+const inputs = PUBLISH_INPUTS;
 // An append-only knowledge file of the reference layout (the learnings log has its own rules below).
-const KNOWLEDGE = "doc/loom/knowledge/mistakes.md";
+const KNOWLEDGE = KNOWLEDGE_PATH;
 const knowledge = "# Mistakes\n\n- first lesson\n- second lesson\n";
 
 let fixture: PublishFixture | undefined;
