@@ -11,6 +11,23 @@ const MAX_FLOW_DEPTH = 200;
 /** Char codes of `[`, `{`, `]`, `}`: comparing codes avoids a one-character string per yaml character. */
 const [OPEN_SQUARE, OPEN_CURLY, CLOSE_SQUARE, CLOSE_CURLY] = [0x5b, 0x7b, 0x5d, 0x7d] as const;
 
+const YAML_OPTIONS = { prettyErrors: false, uniqueKeys: true } as const;
+
+/**
+ * The yaml's document when the `yaml` library reads it without an error or a warning, and its
+ * plain data within the alias limit; null otherwise (`parseYaml` and `resolveYaml` then say why).
+ */
+export function readYamlDocument(yaml: string): { doc: Document; value: unknown } | null {
+  try {
+    const doc = parseDocument(yaml, YAML_OPTIONS);
+    if (doc.errors.length > 0 || doc.warnings.length > 0) return null;
+    return { doc, value: doc.toJS({ maxAliasCount: PLAN_LIMITS.maxAliasCount }) as unknown };
+  } catch (error) {
+    if (error instanceof RangeError || error instanceof ReferenceError) return null;
+    throw error;
+  }
+}
+
 /** Parses the yaml; reports syntax errors (and YAML warnings) at their markdown position. */
 export function parseYaml(
   yaml: string,
@@ -30,7 +47,7 @@ export function parseYaml(
   }
   let doc: Document;
   try {
-    doc = parseDocument(yaml, { prettyErrors: false, uniqueKeys: true });
+    doc = parseDocument(yaml, YAML_OPTIONS);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     report.error("the METADATA yaml is nested too deeply to read", at(0));

@@ -11,10 +11,14 @@ import { extractPlanName } from "./extract-plan-name.ts";
 import { createLineIndex, locateOffset } from "./line-index.ts";
 import { PLAN_LIMITS } from "./plan.ts";
 import type { PlanResult, Stage } from "./plan.ts";
-import { parseYaml, resolveYaml } from "./parse-metadata-yaml.ts";
+import { createFastYamlLocator } from "./fast-yaml-locator.ts";
+import { isSameData } from "./is-same-data.ts";
+import { parseYaml, readYamlDocument, resolveYaml } from "./parse-metadata-yaml.ts";
+import { readYamlFast } from "./read-yaml-fast.ts";
 import { readLoomDocument } from "./read-loom-document.ts";
 import { reportStageKeys } from "./report-unknown-keys.ts";
 import { createYamlLocator } from "./yaml-locator.ts";
+import type { YamlLocator } from "./yaml-locator.ts";
 
 const FILE_START = { line: 1, column: 1 } as const;
 
@@ -22,11 +26,15 @@ const FILE_START = { line: 1, column: 1 } as const;
  * Reads a plan file (`path` is only used for the plan id: its file stem) and checks everything
  * DESIGN.md §2 asks, collecting every error and warning with its line and column in the markdown.
  * Never throws: whatever the text, the answer is a `PlanResult`.
+ *
+ * The yaml is read fast (js-yaml) when it is plain, carefully (the `yaml` library, with positions
+ * of every node) otherwise or where a location needs it; `reader: "careful"` skips the fast read.
+ * Both give the same answer: tests compare them on the corpus and on mutated plans.
  */
-export function parsePlan(path: string, text: string): PlanResult {
+export function parsePlan(path: string, text: string, options: { reader?: "careful" } = {}): PlanResult {
   const id = derivePlanId(String(path));
   try {
-    return readPlan(String(path), id, text);
+    return readPlan(String(path), id, text, options.reader !== "careful");
   } catch (error) {
     // A bug, not a mistake in the plan: still answer with a value so no caller crashes.
     const message = `internal error while reading the plan: ${error instanceof Error ? error.message : String(error)}`;
@@ -34,12 +42,12 @@ export function parsePlan(path: string, text: string): PlanResult {
   }
 }
 
-function readPlan(path: string, id: string, text: string): PlanResult {
-  const report = createDiagnostics();
-  if (typeof text !== "string") return fail(report, id, id, "the plan is not text");
+function readPlan(path: string, id: string, text: string, tryFast: boolean): PlanResult {
+  const early = createDiagnostics();
+  if (typeof text !== "string") return fail(early, id, id, "the plan is not text");
   if (exceedsUtf8Bytes(text, PLAN_LIMITS.maxBytes)) {
     return fail(
-      report,
+      early,
       id,
       id,
       `the plan file is larger than ${PLAN_LIMITS.maxBytes} bytes (1 MiB), the limit; split it into smaller plans`,
@@ -47,19 +55,56 @@ function readPlan(path: string, id: string, text: string): PlanResult {
   }
   const heading = extractPlanName(text);
   const name = heading ?? id;
-  if (heading === null)
-    report.warning('the plan has no "# " heading: it is named after its file', FILE_START);
-  checkPlanId(id, report);
+  const startReport = (): Diagnostics => {
+    const report = createDiagnostics();
+    if (heading === null)
+      report.warning('the plan has no "# " heading: it is named after its file', FILE_START);
+    checkPlanId(id, report);
+    return report;
+  };
 
   const lines = createLineIndex(text);
   const block = extractMetadata(text);
-  if (!block.ok) return fail(report, id, name, block.message, locateOffset(lines, block.offset));
+  if (!block.ok) return fail(startReport(), id, name, block.message, locateOffset(lines, block.offset));
 
+  const fast = tryFast ? readYamlFast(block.yaml) : null;
+  if (fast) {
+    const report = startReport();
+    // A location the fast reader cannot give exactly: the `yaml` library reads the text, and when
+    // it sees the text differently (an error, a warning, another value) its reading wins.
+    const readCarefully = (): YamlLocator => {
+      const careful = readYamlDocument(block.yaml);
+      if (!careful || !isSameData(careful.value, fast.value)) throw new ReadCarefully();
+      return createYamlLocator(careful.doc, block.yamlOffset, lines);
+    };
+    let slow: YamlLocator | undefined;
+    const at = createFastYamlLocator(fast, () => (slow ??= readCarefully()), block.yamlOffset, lines);
+    try {
+      return checkLoom(fast.value, at, report, { id, name, path });
+    } catch (error) {
+      if (!(error instanceof ReadCarefully)) throw error;
+    }
+  }
+
+  const report = startReport();
   const doc = parseYaml(block.yaml, block.yamlOffset, lines, report);
   if (!doc) return finish(report, { id, name }, null);
   const at = createYamlLocator(doc, block.yamlOffset, lines);
   const value = resolveYaml(doc, at, report);
   if (value === undefined) return finish(report, { id, name }, null);
+  return checkLoom(value, at, report, { id, name, path });
+}
+
+/** Thrown inside a fast read when the `yaml` library must read the plan instead. */
+class ReadCarefully extends Error {}
+
+/** Every check on the plain data of the METADATA yaml. */
+function checkLoom(
+  value: unknown,
+  at: YamlLocator,
+  report: Diagnostics,
+  { id, name, path }: { id: string; name: string; path: string },
+): PlanResult {
   const loom = readLoomDocument(value, at, report);
   if (!loom) return finish(report, { id, name }, null);
 
