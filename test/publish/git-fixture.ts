@@ -274,12 +274,16 @@ export class PublishFixture {
 }
 
 /** Runs the publish job on the fixture with `inputs`; the result it uploaded is the one it answered. */
-export async function publishIn(f: PublishFixture, inputs: PublishInputs): Promise<PublishResult> {
+export async function publishIn(
+  f: PublishFixture,
+  inputs: PublishInputs,
+  knownSecrets: readonly string[] = [],
+): Promise<PublishResult> {
   const result = await runPublish({
     workspace: f.workspace,
     tempDir: f.tempDir,
     inputs,
-    knownSecrets: [],
+    knownSecrets: [...knownSecrets],
     deps: f.deps,
   });
   assert.deepEqual(PublishResult.parse(f.uploads.at(-1)?.content), result, "the result is uploaded");

@@ -122,12 +122,24 @@ describe("publish job log: refusals and their text", () => {
     assert.equal(detail.length, 2000);
     assert.ok(detail.includes("[REDACTED]") && !detail.includes(SECRET));
     assert.ok(logs.includes(`refused (branch-name): ${detail}`), logs.join("\n"));
-    assert.ok(
-      !logs
-        .filter((line) => line.startsWith("refused"))
-        .join("\n")
-        .includes(SECRET),
-    );
+    assert.ok(!logs.join("\n").includes(SECRET), logs.join("\n"));
+    assert.ok(logs.at(-1)?.startsWith("nothing pushed to loom/pr-7/"), logs.join("\n"));
+  });
+
+  it("keeps the job's secrets out of a refused file's name, in the log and in loom-publish", async () => {
+    const f = new PublishFixture();
+    try {
+      f.commit("Hooks", { [`.claude/${SECRET}.json`]: "{}\n" });
+      f.bundle();
+      const result = await publishIn(f, inputs, [SECRET]);
+      assert.equal(result.refusals[0]?.path, ".claude/[REDACTED].json");
+      assert.ok(!f.logs.join("\n").includes(SECRET), f.logs.join("\n"));
+      assert.ok(
+        f.logs.some((line) => line.startsWith("refused (agent-config-change) .claude/[REDACTED].json")),
+      );
+    } finally {
+      f.cleanup();
+    }
   });
 
   it("logs a refusal's file", async () => {

@@ -56,6 +56,9 @@ export type PublishOptions = {
  */
 export async function runPublish(options: PublishOptions): Promise<PublishResult> {
   const { deps, inputs, tempDir } = options;
+  // Every line this job logs goes through here: the log is a way out like the artifacts.
+  const redact = (text: string): string => redactSecrets(text, options.knownSecrets);
+  const say = (message: string): void => deps.log(redact(message));
   const bundleDir = join(tempDir, BUNDLE_ARTIFACT);
   const resultDir = join(tempDir, PUBLISH_ARTIFACT);
   await mkdir(bundleDir, { recursive: true });
@@ -72,22 +75,24 @@ export async function runPublish(options: PublishOptions): Promise<PublishResult
     learnings,
     ...(use === undefined ? {} : { learningUse: use }),
     tempDir,
-    log: (message) => deps.log(redactSecrets(message, options.knownSecrets)),
+    log: say,
   });
+  // A refused path is the session's choice of name, so it is redacted like the text around it.
   const result = PublishResult.parse({
     ...outcome,
     refusals: outcome.refusals.map((refusal) => ({
       ...refusal,
-      detail: redactSecrets(refusal.detail, options.knownSecrets).slice(0, 2000),
+      ...(refusal.path === undefined ? {} : { path: redact(refusal.path) }),
+      detail: redact(refusal.detail).slice(0, 2000),
     })),
   });
 
   for (const refusal of result.refusals) {
-    deps.log(
+    say(
       `refused (${refusal.rule})${refusal.path === undefined ? "" : ` ${refusal.path}`}: ${refusal.detail}`,
     );
   }
-  deps.log(
+  say(
     result.pushed_sha === undefined
       ? `nothing pushed to ${inputs.branch}`
       : `pushed ${result.pushed_sha} to ${inputs.branch}`,
