@@ -68,9 +68,11 @@ describe("the loom:hold label stops new dispatches until it is removed", { timeo
   });
 
   it("starts the dependent once the label is removed, and the plan ends green", async () => {
+    const dispatches = dispatchesOf(e2e.emulator.requests);
     assert.deepEqual(
-      dispatchesOf(e2e.emulator.requests).map((d) => d.stageId),
+      dispatches.map((d) => d.stageId),
       ["first", "second"],
+      `dispatches: ${JSON.stringify(dispatches)}\n${e2e.describe()}`,
     );
     const plan = (await e2e.checkRuns(pull)).find((r) => r.name === "loom: PLAN-paused");
     assert.equal(plan?.conclusion, "success", e2e.describe());
