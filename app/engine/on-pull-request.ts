@@ -23,11 +23,13 @@ import type { EngineDeps } from "./engine-deps.ts";
 import { readRepoConfig, CONFIG_PATH } from "./read-repo-config.ts";
 import { readRepoFile } from "./read-repo-file.ts";
 import { reportPlanErrors } from "./report-plan-errors.ts";
-import { readStoredPlan } from "./stored-plan.ts";
+import { createStoredPlanReader } from "./stored-plan.ts";
 import type { RepoSettings } from "./stored-plan.ts";
 import { PullRequestDelivery, readRepo, readTime } from "./webhook-fields.ts";
 import { hasLiveHeartbeats } from "../github/read-latest-heartbeat.ts";
 import type { RepoOf } from "./webhook-fields.ts";
+
+type StoredPlanReader = ReturnType<typeof createStoredPlanReader>;
 
 /**
  * pull_request deliveries: opened/synchronize/reopened (re)load the plans of the pull request;
@@ -87,13 +89,17 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
   const pull = delivery.pull_request;
   const octokit = await deps.getOctokit(repo.installationId);
   const known = await deps.store.listPlansForPull(repo.owner, repo.repo, pull.number);
-  if (delivery.action === "synchronize" && isLateOwnPush(known, pull.head.sha, delivery.before ?? null))
+  const stored = createStoredPlanReader();
+  if (
+    delivery.action === "synchronize" &&
+    isLateOwnPush(known, stored, pull.head.sha, delivery.before ?? null)
+  )
     return;
   // A file loom renamed (`IN_PROGRESS-PLAN-x.md`, `DONE-PLAN-x.md`) is the plan it knows by its first name.
   const files = identifyPlanFiles(discoverPlanPaths(await listPullFiles(octokit, repo, pull.number)), known);
   const paths = files.map((entry) => entry.path);
-  if (delivery.action === "synchronize" && isOwnHead(known, pull.head.sha, paths)) {
-    await moveToOwnHead(deps, known, delivery);
+  if (delivery.action === "synchronize" && isOwnHead(known, stored, pull.head.sha, paths)) {
+    await moveToOwnHead(deps, known, stored, delivery);
     return;
   }
   await closeRemovedPlans(deps, known, paths);
@@ -160,7 +166,7 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
     }
     const spec = buildPlanSpec({ ...result.plan, path }, file.blobSha, result.warnings);
     const record = known.find((plan) => plan.key.planPath === path) ?? null;
-    const state = record === null ? null : readStoredPlan(record).state;
+    const state = record === null ? null : stored(record).state;
     const at = deps.now();
     const events: OrchestratorEvent[] = [];
     if (state === null || state.closed) {
@@ -238,13 +244,13 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
  * permission and the plan text would cost 3 or more requests per merge for nothing. A new plan
  * file takes the full path (and, first seen at loom's head, waits for a person's approval).
  */
-function isOwnHead(known: PlanRecord[], sha: string, paths: string[]): boolean {
+function isOwnHead(known: PlanRecord[], stored: StoredPlanReader, sha: string, paths: string[]): boolean {
   const active = known.filter((record) => record.active);
   return (
     active.length > 0 &&
     // A plan file that is not running yet came in with this head: it is read (and waits for a person).
     paths.every((path) => active.some((record) => record.key.planPath === path)) &&
-    active.every((record) => (readStoredPlan(record).state.loomHeads ?? []).includes(sha))
+    active.every((record) => (stored(record).state.loomHeads ?? []).includes(sha))
   );
 }
 
@@ -253,24 +259,28 @@ function isOwnHead(known: PlanRecord[], sha: string, paths: string[]): boolean {
  * request already moved past it, to a later commit of loom's own that contains it, whose own
  * webhook reads the file list. Nothing to read or do.
  */
-function isLateOwnPush(known: PlanRecord[], sha: string, before: string | null): boolean {
+function isLateOwnPush(
+  known: PlanRecord[],
+  stored: StoredPlanReader,
+  sha: string,
+  before: string | null,
+): boolean {
   const active = known.filter((record) => record.active);
-  return (
-    active.length > 0 && active.every((record) => isStalePush(readStoredPlan(record).state, sha, before))
-  );
+  return active.length > 0 && active.every((record) => isStalePush(stored(record).state, sha, before));
 }
 
 /** Each running plan not yet on loom's own new head moves there (the reducer keeps an approval). */
 async function moveToOwnHead(
   deps: EngineDeps,
   known: PlanRecord[],
+  stored: StoredPlanReader,
   delivery: PullRequestDelivery,
 ): Promise<void> {
   const pull = delivery.pull_request;
   const headAt = readTime(pull.updated_at);
   for (const record of known) {
     if (!record.active) continue;
-    if (readStoredPlan(record).state.pr.headSha === pull.head.sha) continue;
+    if (stored(record).state.pr.headSha === pull.head.sha) continue;
     const event: OrchestratorEvent = {
       type: "head.moved",
       at: deps.now(),
@@ -352,7 +362,8 @@ async function changeLabels(deps: EngineDeps, delivery: PullRequestDelivery): Pr
   ).filter((record) => record.active);
   const [firstRecord] = known;
   if (firstRecord === undefined) return;
-  const first = readStoredPlan(firstRecord);
+  const read = createStoredPlanReader();
+  const first = read(firstRecord);
   const changed = delivery.label?.name;
   if (changed !== undefined && parseLabel(changed, first.repo.labelPrefix) === null) return;
   const labels = delivery.pull_request.labels.map((label) => label.name);
@@ -362,7 +373,7 @@ async function changeLabels(deps: EngineDeps, delivery: PullRequestDelivery): Pr
     deps.log.info({ sender: delivery.sender.login, reason: sender.reason }, "label change ignored");
   }
   for (const record of known) {
-    const stored = readStoredPlan(record);
+    const stored = read(record);
     const normalize = (names: string[]) =>
       normalizeLabels(names, stored.repo.labelPrefix, stored.state.plan.id);
     const resolved = resolveLabels({

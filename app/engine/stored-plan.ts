@@ -98,6 +98,22 @@ function joinParts(record: Pick<PlanRecord, "planKey" | "state" | "parts">): unk
   };
 }
 
+/**
+ * `readStoredPlan` remembered per record for one piece of work (a delivery): a record is read,
+ * joined and checked once however many of its questions are asked. Callers must not change what
+ * it returns.
+ */
+export function createStoredPlanReader(): (record: PlanRecord) => StoredPlan {
+  const read = new Map<PlanRecord, StoredPlan>();
+  return (record) => {
+    const known = read.get(record);
+    if (known !== undefined) return known;
+    const stored = readStoredPlan(record);
+    read.set(record, stored);
+    return stored;
+  };
+}
+
 /** The plan a store record holds, checked: joined from its parts when it was written split. */
 export function readStoredPlan(record: Pick<PlanRecord, "planKey" | "state" | "parts">): StoredPlan {
   const parsed = StoredPlan.safeParse(joinParts(record));
