@@ -3,6 +3,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createPrivateKey } from "../support/create-private-key.ts";
 import { freePort } from "../support/free-port.ts";
+import { START_FLAGS } from "../support/start-flags.ts";
 
 const MAIN = path.resolve(import.meta.dirname, "../../app/main.ts");
 
@@ -145,7 +146,11 @@ export function createAppProcess(options: AppProcessOptions): AppProcess {
         LOOM_RECONCILE_INTERVAL_SECS: String(options.reconcileMs / 1000),
         LOOM_GITHUB_THROTTLE: options.pacing === false ? "off" : "on",
       };
-      const started = spawn(process.execPath, [MAIN], {
+      // The flags `npm start` gives Node, unless LOOM_APP_NODE_ARGS replaces them for an
+      // experiment (`LOOM_APP_NODE_ARGS="--max-semi-space-size=8" npm run bench -- rss`).
+      const override = process.env["LOOM_APP_NODE_ARGS"];
+      const nodeArgs = override === undefined ? [...START_FLAGS] : override.split(" ").filter(Boolean);
+      const started = spawn(process.execPath, [...nodeArgs, MAIN], {
         cwd: options.cwd,
         env,
         stdio: ["ignore", "pipe", "pipe"],
