@@ -144,6 +144,7 @@ test("a run.finished that loses the compare-and-swap race 50 times in a row stil
   const landed = await store.getDelivery(parkedId);
   assert.deepEqual([landed?.attempts, landed?.error], [2, null]);
   assert.notEqual(landed?.completedAt, null);
+  assert.deepEqual(store.parked, [parkedId], "losing again kept the one parked entry: none parked twice");
   await h.finish();
   h = undefined;
 });
@@ -304,4 +305,52 @@ test("a delivery's waits between its 10 attempts grow from 5 s and stay capped a
   const waits = Array.from({ length: MAX_INBOX_ATTEMPTS - 1 }, (_, i) => computeInboxBackoff(i + 1) / 1000);
   assert.deepEqual(waits, [5, 10, 20, 40, 80, 160, 300, 300, 300]);
   assert.equal(computeInboxBackoff(1000), INBOX_BACKOFF_CAP_MS, "a huge attempt count is still capped");
+});
+
+test("a plan whose opening loses the race 20 times is parked with its repository settings and opens when it lands", async () => {
+  const clock = makeClock();
+  const store = await openRacingStore();
+  h = await startHarness({ store, clock: clock.now });
+  h.fake.files.set("main:.github/loom.yml", "heartbeat_timeout_seconds: 86400\n");
+  store.lose(MAX_CAS_ATTEMPTS);
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+  assert.equal(store.parked.length, 1, "the plan.opened was parked");
+  assert.equal(dispatchesOf(h, "a").length, 0);
+
+  clock.advance(computeInboxBackoff(1));
+  await h.engine.drain();
+  // A new plan has no stored settings yet: the parked entry must carry the pull request's.
+  assert.equal(dispatchesOf(h, "a").length, 1, "the plan opened from its parked events");
+  const [parkedId] = store.parked;
+  assert.notEqual((await store.getDelivery(parkedId ?? ""))?.completedAt, null);
+  await h.finish();
+  h = undefined;
+});
+
+test("a command's reply decided by the App alone, whose commit loses the race 20 times, is parked with it and posted when it lands", async () => {
+  const clock = makeClock();
+  const store = await openRacingStore();
+  h = await startHarness({ store, clock: clock.now });
+  await openAndStartRoot(h);
+  // Not a command loom knows: the App answers with the help, an effect with no event behind it.
+  const replies = () => h?.fake.comments.filter((c) => String(c["body"]).includes("frobnicate")) ?? [];
+
+  store.lose(MAX_CAS_ATTEMPTS);
+  await h.receive(
+    "issue_comment",
+    issueCommentPayload({
+      number: 1,
+      body: "/loom frobnicate a",
+      sender: { login: "alice" },
+      commentId: 951,
+    }),
+  );
+  assert.equal(store.parked.length, 1, "the reply was parked");
+  assert.equal(replies().length, 0);
+
+  clock.advance(computeInboxBackoff(1));
+  await h.engine.drain();
+  assert.equal(replies().length, 1, "the parked reply was posted once it landed");
+  await h.finish();
+  h = undefined;
 });

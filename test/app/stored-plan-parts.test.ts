@@ -124,3 +124,23 @@ test("the App's commits write the stages a run changed, never the plan spec agai
   assert.ok(!later.includes("stage:d"), "d, waiting on b and c, did not change");
   await h.finish();
 });
+
+test("an event that changes nothing commits nothing (a webhook GitHub sent twice)", async () => {
+  const written: string[][] = [];
+  // The clock stands still: a later time would be news (the run's last sign of life).
+  const now = Date.UTC(2026, 10, 26, 12, 0, 0);
+  h = await startHarness({ store: await openRecordingStore(written), clock: () => now });
+  h.fake.files.set("main:.github/loom.yml", "rename_plans: false\n");
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+  const [dispatch] = h.fake.dispatches;
+  assert.ok(dispatch);
+  const started = workflowRunPayload("in_progress", {
+    id: dispatch.runId,
+    displayTitle: `loom ${dispatch.inputs["key"]}`,
+  });
+  await h.receive("workflow_run", started, "started-1");
+  const commits = written.length;
+  await h.receive("workflow_run", started, "started-2");
+  assert.equal(written.length, commits, "the same news again: no commit");
+  await h.finish();
+});
