@@ -24,12 +24,10 @@ import { readRepoConfig, CONFIG_PATH } from "./read-repo-config.ts";
 import { readRepoFile } from "./read-repo-file.ts";
 import { reportPlanErrors } from "./report-plan-errors.ts";
 import { createStoredPlanReader } from "./stored-plan.ts";
-import type { RepoSettings } from "./stored-plan.ts";
+import type { RepoSettings, StoredPlanReader } from "./stored-plan.ts";
 import { PullRequestDelivery, readRepo, readTime } from "./webhook-fields.ts";
 import { hasLiveHeartbeats } from "../github/read-latest-heartbeat.ts";
 import type { RepoOf } from "./webhook-fields.ts";
-
-type StoredPlanReader = ReturnType<typeof createStoredPlanReader>;
 
 /**
  * pull_request deliveries: opened/synchronize/reopened (re)load the plans of the pull request;
@@ -141,6 +139,7 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
     known,
     pull.head.sha,
     delivery.sender.login === (await deps.getBotLogin()),
+    stored,
   );
   for (const { path, file: filePath } of kept) {
     const clash = findIdClash(path, paths, known);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { PlanKey, PlanRecord } from "../store/store.ts";
 import type { EngineDeps } from "./engine-deps.ts";
 import { readStoredPlan } from "./stored-plan.ts";
-import type { StoredPlan } from "./stored-plan.ts";
+import type { StoredPlan, StoredPlanReader } from "./stored-plan.ts";
 
 export type LoadedPlan = { key: PlanKey; planKey: string; stored: StoredPlan };
 
@@ -52,12 +52,17 @@ const LoomHeads = z.object({ loomHeads: z.array(z.string()).optional() }).loose(
  * (`sentByLoom`), or a merge SHA loom recorded for any plan of the pull request. A plan file first
  * seen at such a head came in through a stage branch, not from a person, so it waits for a
  * person's approval whoever opened the pull request. Judging by the sender here only ever asks
- * for an approval, never skips one.
+ * for an approval, never skips one. `read` is the delivery's reader: each record is read once.
  */
-export function isLoomProducedHead(records: PlanRecord[], sha: string, sentByLoom: boolean): boolean {
+export function isLoomProducedHead(
+  records: PlanRecord[],
+  sha: string,
+  sentByLoom: boolean,
+  read: StoredPlanReader,
+): boolean {
   if (sentByLoom) return true;
   return records.some((record) => {
-    const parsed = LoomHeads.safeParse(readStoredPlan(record).state);
+    const parsed = LoomHeads.safeParse(read(record).state);
     return parsed.success && (parsed.data.loomHeads ?? []).includes(sha);
   });
 }

@@ -103,7 +103,9 @@ function joinParts(record: Pick<PlanRecord, "planKey" | "state" | "parts">): unk
  * joined and checked once however many of its questions are asked. Callers must not change what
  * it returns.
  */
-export function createStoredPlanReader(): (record: PlanRecord) => StoredPlan {
+export type StoredPlanReader = (record: PlanRecord) => StoredPlan;
+
+export function createStoredPlanReader(): StoredPlanReader {
   const read = new Map<PlanRecord, StoredPlan>();
   return (record) => {
     const known = read.get(record);
