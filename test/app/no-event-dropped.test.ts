@@ -70,6 +70,13 @@ async function openRacingStore(): Promise<RacingStore> {
   return racing;
 }
 
+/** The App on a racing store and a clock that stands still until a test moves it. */
+async function startRacing(): Promise<{ clock: Clock; store: RacingStore; harness: Harness }> {
+  const clock = makeClock();
+  const store = await openRacingStore();
+  return { clock, store, harness: await startHarness({ store, clock: clock.now }) };
+}
+
 const dispatchesOf = (harness: Harness, stageId: string) =>
   harness.fake.dispatches.filter((d) => d.inputs["stage_id"] === stageId);
 
@@ -102,9 +109,8 @@ async function openAndStartRoot(harness: Harness) {
 }
 
 test("a run.finished that loses the compare-and-swap race 50 times in a row still lands", async () => {
-  const clock = makeClock();
-  const store = await openRacingStore();
-  h = await startHarness({ store, clock: clock.now });
+  const { clock, store, harness } = await startRacing();
+  h = harness;
   const completed = (await openAndStartRoot(h)).finish();
 
   store.lose(50);
@@ -239,9 +245,8 @@ test("a delivery that always fails is given up with a visible reason and a count
 });
 
 test("a command that can never be applied is given up with a reply on the pull request saying so", async () => {
-  const clock = makeClock();
-  const store = await openRacingStore();
-  h = await startHarness({ store, clock: clock.now });
+  const { clock, store, harness } = await startRacing();
+  h = harness;
   await openAndStartRoot(h);
   // Another writer wins every commit that would carry out the cancel, for as long as loom tries.
   store.lose(Infinity, (input) =>
@@ -308,9 +313,8 @@ test("a delivery's waits between its 10 attempts grow from 5 s and stay capped a
 });
 
 test("a plan whose opening loses the race 20 times is parked with its repository settings and opens when it lands", async () => {
-  const clock = makeClock();
-  const store = await openRacingStore();
-  h = await startHarness({ store, clock: clock.now });
+  const { clock, store, harness } = await startRacing();
+  h = harness;
   h.fake.files.set("main:.github/loom.yml", "heartbeat_timeout_seconds: 86400\n");
   store.lose(MAX_CAS_ATTEMPTS);
   await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
@@ -328,9 +332,8 @@ test("a plan whose opening loses the race 20 times is parked with its repository
 });
 
 test("a command's reply decided by the App alone, whose commit loses the race 20 times, is parked with it and posted when it lands", async () => {
-  const clock = makeClock();
-  const store = await openRacingStore();
-  h = await startHarness({ store, clock: clock.now });
+  const { clock, store, harness } = await startRacing();
+  h = harness;
   await openAndStartRoot(h);
   // Not a command loom knows: the App answers with the help, an effect with no event behind it.
   const replies = () => h?.fake.comments.filter((c) => String(c["body"]).includes("frobnicate")) ?? [];

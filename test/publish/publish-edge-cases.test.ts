@@ -218,9 +218,7 @@ describe("publish: the bundle between the manifest and the push", () => {
     const before = f.originRef(BRANCH);
     f.commit("Work", { "src/a.ts": "1\n".repeat(100) });
     f.bundle();
-    const bundle = join(f.artifactDir, BUNDLE_FILE);
-    const bytes = readFileSync(bundle);
-    writeFileSync(bundle, bytes.subarray(0, bytes.length - 30));
+    cutBundleShort(f);
     const result = await publishIn(f, inputs);
     assertRefusedOnly(f, result, before);
     assert.deepEqual(result.refusals, [
@@ -237,9 +235,7 @@ describe("publish: the bundle between the manifest and the push", () => {
     f.startFrom(BRANCH);
     f.commit("More work", { "src/b.ts": "2\n".repeat(100) });
     f.bundle();
-    const bundle = join(f.artifactDir, BUNDLE_FILE);
-    const bytes = readFileSync(bundle);
-    writeFileSync(bundle, bytes.subarray(0, bytes.length - 30));
+    cutBundleShort(f);
     const result = await publishIn(f, inputs);
     assertRefusedOnly(f, result, first);
     assert.deepEqual(result.refusals, [
@@ -409,3 +405,10 @@ describe("publish: the learnings commit on top of the bundle", () => {
     assert.equal(f.originRef(BRANCH), work);
   });
 });
+
+/** The bundle the session uploaded, its last 30 bytes lost on the way. */
+function cutBundleShort(f: PublishFixture): void {
+  const bundle = join(f.artifactDir, BUNDLE_FILE);
+  const bytes = readFileSync(bundle);
+  writeFileSync(bundle, bytes.subarray(0, bytes.length - 30));
+}
