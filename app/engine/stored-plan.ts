@@ -98,13 +98,14 @@ function joinParts(record: Pick<PlanRecord, "planKey" | "state" | "parts">): unk
   };
 }
 
+/** Reads a store record's plan (`readStoredPlan`, or a reader that remembers what it read). */
+export type StoredPlanReader = (record: PlanRecord) => StoredPlan;
+
 /**
  * `readStoredPlan` remembered per record for one piece of work (a delivery): a record is read,
  * joined and checked once however many of its questions are asked. Callers must not change what
  * it returns.
  */
-export type StoredPlanReader = (record: PlanRecord) => StoredPlan;
-
 export function createStoredPlanReader(): StoredPlanReader {
   const read = new Map<PlanRecord, StoredPlan>();
   return (record) => {
