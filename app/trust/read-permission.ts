@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ProbotOctokit } from "probot";
 import { ROLES } from "../../src/config/loom-config.ts";
+import { readStatus, toEffectError } from "../github/effect-context.ts";
 import type { Role } from "../../src/config/loom-config.ts";
 
 export type RepoRef = { owner: string; repo: string };
@@ -16,7 +17,10 @@ const PermissionResponse = z.object({
  * Reads a user's role on the repository from the API
  * (`GET /repos/{owner}/{repo}/collaborators/{username}/permission`). `role_name` is used when it is a
  * built-in role (it tells triage and maintain apart); a custom role falls back to its base
- * `permission`. Any failure (404 for non-collaborators, network, unexpected body) is a refusal.
+ * `permission`. GitHub's definite answers refuse: 404 (not a collaborator), any other 4xx, an
+ * unexpected body. A failure that says nothing about the user (5xx, 429, a rate-limited 403, no
+ * answer) throws instead, so the delivery waits in the inbox and is tried again: a writer's command
+ * or plan is not refused, nor a plan sent for approval, because GitHub stumbled once.
  */
 export async function readPermission(
   octokit: ProbotOctokit,
@@ -32,9 +36,9 @@ export async function readPermission(
     });
     data = response.data;
   } catch (error) {
-    const status =
-      typeof error === "object" && error !== null && "status" in error ? String(error.status) : "?";
-    return { ok: false, reason: `could not read the permission of @${username} (HTTP ${status})` };
+    const failure = toEffectError(`reading the permission of @${username}`, error);
+    if (failure.retryable) throw failure;
+    return { ok: false, reason: `could not read the permission of @${username} (HTTP ${readStatus(error)})` };
   }
   const parsed = PermissionResponse.safeParse(data);
   if (!parsed.success) return { ok: false, reason: `unexpected permission answer for @${username}` };

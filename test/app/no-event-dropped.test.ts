@@ -8,8 +8,14 @@ import {
 } from "../../app/engine/inbox-backoff.ts";
 import { createMetrics } from "../../app/metrics/create-metrics.ts";
 import type { CommitPlanInput, Store } from "../../app/store/store.ts";
-import { issueCommentPayload, pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
-import { openTempStore, startHarness } from "./loom-harness.ts";
+import {
+  checkRunPayload,
+  issueCommentPayload,
+  pullRequestPayload,
+  workflowRunPayload,
+} from "../support/webhook-payloads.ts";
+import { formatCheckRunExternalId } from "../../src/status/check-run-external-id.ts";
+import { openTempStore, PLAN_PATH, startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 import { passingResult } from "./stage-results.ts";
 
@@ -279,6 +285,108 @@ test("a command that can never be applied is given up with a reply on the pull r
     reply ?? "",
     /gave up after 10 attempts: the plan kept changing.*Nothing changed; give the command again/s,
   );
+  await h.finish();
+  h = undefined;
+});
+
+/** Drains until every inbox attempt of a delivery that always fails is spent. */
+async function spendEveryAttempt(harness: Harness, clock: Clock): Promise<void> {
+  for (let attempt = 1; attempt < MAX_INBOX_ATTEMPTS; attempt++) {
+    clock.advance(INBOX_BACKOFF_CAP_MS);
+    await harness.engine.drain();
+  }
+}
+
+const givenUpReplies = (harness: Harness) =>
+  harness.fake.comments.map((c) => String(c["body"])).filter((body) => body.includes("could not carry out"));
+
+test("a /loom comment whose delivery always fails is given up with a 👎 and a reply, one per command", async () => {
+  const clock = makeClock();
+  h = await startHarness({ clock: clock.now });
+  await openAndStartRoot(h);
+  // GitHub never answers who alice is, so neither comment can be judged.
+  h.fake.faults.push({
+    method: "GET",
+    path: /\/collaborators\/alice\/permission$/,
+    status: 502,
+    times: Infinity,
+  });
+  const comment = (body: string, commentId: number) =>
+    issueCommentPayload({ number: 1, body, sender: { login: "alice" }, commentId });
+  await h.receive("issue_comment", comment("/loom cancel a", 904), "cancel-doomed");
+  await h.receive("issue_comment", comment("/loom cancel a", 905), "cancel-doomed-2");
+  await spendEveryAttempt(h, clock);
+
+  assert.match((await h.store.getDelivery("cancel-doomed"))?.error ?? "", /^gave up after 10 attempts/);
+  assert.deepEqual(h.fake.cancelled, [], "nothing was cancelled");
+  assert.deepEqual(
+    h.fake.reactions.filter((r) => r.content === "-1"),
+    [{ commentId: 904 }, { commentId: 905 }].map((r) => ({ ...r, content: "-1" })),
+  );
+  const replies = givenUpReplies(h);
+  assert.equal(replies.length, 2, "one reply per command given up");
+  assert.match(
+    replies[0] ?? "",
+    /could not carry out this command and gave up after 10 attempts: .*(502|Server Error).*Nothing changed; give the command again/s,
+  );
+  await h.finish();
+  h = undefined;
+});
+
+test("a writer's plan opened while GitHub fails to say who they are waits and opens; it is never sent for approval", async () => {
+  const clock = makeClock();
+  h = await startHarness({ clock: clock.now });
+  h.fake.faults.push({ method: "GET", path: /\/collaborators\/alice\/permission$/, status: 502, times: 2 });
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("opened", { number: 1, headSha: h.headSha, author: { login: "alice" } }),
+    "opened",
+  );
+  assert.equal((await h.store.getDelivery("opened"))?.completedAt, null, "waiting in the inbox");
+  assert.deepEqual(h.fake.checkRuns, [], "no approval asked, nothing shown yet");
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    clock.advance(computeInboxBackoff(attempt));
+    await h.engine.drain();
+  }
+  assert.deepEqual(dispatchesOf(h, "a").length, 1, "the plan opened on the third attempt");
+  assert.ok(
+    h.fake.checkRuns.every((run) => !JSON.stringify(run).includes("Approve")),
+    "no Approve button: alice writes",
+  );
+  await h.finish();
+  h = undefined;
+});
+
+test("a check-run button whose delivery always fails is given up with a reply on the pull request", async () => {
+  const clock = makeClock();
+  h = await startHarness({ clock: clock.now });
+  await openAndStartRoot(h);
+  const run = h.fake.checkRuns.find((r) => r["external_id"] === formatCheckRunExternalId(PLAN_PATH, "a"));
+  assert.ok(run, "stage a's check run");
+  h.fake.faults.push({
+    method: "GET",
+    path: /\/collaborators\/alice\/permission$/,
+    status: 502,
+    times: Infinity,
+  });
+  await h.receive(
+    "check_run",
+    checkRunPayload("requested_action", {
+      id: Number(run["id"]),
+      name: String(run["name"]),
+      externalId: String(run["external_id"]),
+      headSha: h.headSha,
+      pullNumber: 1,
+      sender: { login: "alice" },
+      identifier: "cancel",
+    }),
+    "button-doomed",
+  );
+  await spendEveryAttempt(h, clock);
+  assert.match((await h.store.getDelivery("button-doomed"))?.error ?? "", /^gave up after 10 attempts/);
+  assert.deepEqual(h.fake.cancelled, []);
+  assert.equal(givenUpReplies(h).length, 1, "the button's press is answered on the pull request");
+  assert.deepEqual(h.fake.reactions, [], "a button has no comment to react to");
   await h.finish();
   h = undefined;
 });

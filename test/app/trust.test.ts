@@ -31,14 +31,14 @@ test("the role comes from GitHub: built-in role names, custom roles by their bas
   gh.done();
 });
 
-test("a failed permission lookup refuses", async () => {
+test("GitHub's definite answer refuses: not a collaborator, another 4xx, an unexpected body", async () => {
   gh = mockGitHub();
   gh.api.get(path("ghost")).reply(404, { message: "Not Found" });
-  gh.api.get(path("flaky")).reply(502, { message: "Bad Gateway" });
+  gh.api.get(path("blocked")).reply(403, { message: "Forbidden" });
   gh.api.get(path("odd")).reply(200, { nothing: true });
   const reasons = {
     ghost: "could not read the permission of @ghost (HTTP 404)",
-    flaky: "could not read the permission of @flaky (HTTP 502)",
+    blocked: "could not read the permission of @blocked (HTTP 403)",
     odd: "unexpected permission answer for @odd",
   };
   for (const [user, reason] of Object.entries(reasons)) {
@@ -46,6 +46,25 @@ test("a failed permission lookup refuses", async () => {
     assert.deepEqual(
       await authorizeSender(octokit(), repo, user, "write"),
       { authorized: false, reason },
+      user,
+    );
+  }
+  gh.done();
+});
+
+test("a lookup GitHub did not answer throws to be tried again, never refuses: 5xx, 429, a rate-limited 403", async () => {
+  gh = mockGitHub();
+  gh.api.get(path("flaky")).reply(502, { message: "Bad Gateway" });
+  gh.api.get(path("busy")).reply(429, { message: "Too Many Requests" });
+  gh.api
+    .get(path("limited"))
+    .reply(403, { message: "API rate limit exceeded" }, { "x-ratelimit-remaining": "0" });
+  gh.api.get(path("later")).reply(403, { message: "secondary rate limit" }, { "retry-after": "60" });
+  for (const user of ["flaky", "busy", "limited", "later"]) {
+    await assert.rejects(
+      authorizeSender(octokit(), repo, user, "write"),
+      (error: Error & { retryable?: boolean }) =>
+        error.retryable === true && error.message.startsWith(`reading the permission of @${user}: `),
       user,
     );
   }
