@@ -6,6 +6,7 @@ import { buildRepoContext } from "./build-repo-context.ts";
 import { healPulls } from "./heal-pulls.ts";
 import type { EngineDeps } from "./engine-deps.ts";
 import { readStoredPlan } from "./stored-plan.ts";
+import type { PlanRecord } from "../store/store.ts";
 
 /**
  * Whether a running session's heartbeats are worth reading now: once its silence (since loom last
@@ -34,47 +35,53 @@ export async function reconcilePlans(deps: EngineDeps): Promise<void> {
   await healPulls(deps, await deps.store.listActivePlans());
   for (const record of await deps.store.listActivePlans()) {
     try {
-      const stored = readStoredPlan(record);
-      const octokit = await deps.getOctokit(record.key.installationId);
-      const context = await buildRepoContext(deps, octokit, record.key, stored.repo);
-      const events: OrchestratorEvent[] = [];
-      for (const stageId of stored.state.order) {
-        for (const session of stored.state.stages[stageId]?.sessions ?? []) {
-          const { runId, attempt } = session;
-          if (runId === null || (session.status !== "spawning" && session.status !== "running")) continue;
-          const reading = await readRunOutcome(context, runId);
-          const finished = toRunFinishedEvent(reading, { stageId, attempt, at: deps.now() });
-          if (finished !== null) {
-            events.push(finished);
-            continue;
-          }
-          if (reading.status === "in_progress" && session.status === "spawning") {
-            events.push({ type: "run.started", at: deps.now(), stageId, attempt, runId });
-          }
-          // On GHES a running run lists no artifacts (v3): nothing to read until it completes.
-          if (stored.state.settings.liveHeartbeats === false) continue;
-          if (!isHeartbeatReadDue(session, stored.state.settings, deps.now())) continue;
-          const heartbeat = await readLatestHeartbeat(context, runId);
-          if (heartbeat?.ok && heartbeat.heartbeat.timestamp > (session.lastHeartbeat?.timestamp ?? 0)) {
-            events.push({
-              type: "heartbeat.seen",
-              at: deps.now(),
-              stageId,
-              attempt,
-              heartbeat: heartbeat.heartbeat,
-            });
-          } else if (heartbeat && !heartbeat.ok) {
-            deps.log.warn(
-              { plan: record.planKey, stageId, reason: heartbeat.reason },
-              "unreadable heartbeat",
-            );
-          }
-        }
-      }
-      events.push({ type: "tick", at: deps.now() });
-      await applyEvents(deps, { key: record.key, events });
+      await reconcilePlan(deps, record);
     } catch (error) {
       deps.log.error({ err: error, plan: record.planKey }, "reconcile of a plan failed");
     }
   }
+}
+
+/**
+ * One plan's reconcile: each live session's run re-read from GitHub (and its newest heartbeat
+ * when due), then a `tick`. Throws when GitHub cannot be read, and then ticks nothing: a session
+ * is never judged on what loom could not read.
+ */
+export async function reconcilePlan(deps: EngineDeps, record: PlanRecord): Promise<void> {
+  const stored = readStoredPlan(record);
+  const octokit = await deps.getOctokit(record.key.installationId);
+  const context = await buildRepoContext(deps, octokit, record.key, stored.repo);
+  const events: OrchestratorEvent[] = [];
+  for (const stageId of stored.state.order) {
+    for (const session of stored.state.stages[stageId]?.sessions ?? []) {
+      const { runId, attempt } = session;
+      if (runId === null || (session.status !== "spawning" && session.status !== "running")) continue;
+      const reading = await readRunOutcome(context, runId);
+      const finished = toRunFinishedEvent(reading, { stageId, attempt, at: deps.now() });
+      if (finished !== null) {
+        events.push(finished);
+        continue;
+      }
+      if (reading.status === "in_progress" && session.status === "spawning") {
+        events.push({ type: "run.started", at: deps.now(), stageId, attempt, runId });
+      }
+      // On GHES a running run lists no artifacts (v3): nothing to read until it completes.
+      if (stored.state.settings.liveHeartbeats === false) continue;
+      if (!isHeartbeatReadDue(session, stored.state.settings, deps.now())) continue;
+      const heartbeat = await readLatestHeartbeat(context, runId);
+      if (heartbeat?.ok && heartbeat.heartbeat.timestamp > (session.lastHeartbeat?.timestamp ?? 0)) {
+        events.push({
+          type: "heartbeat.seen",
+          at: deps.now(),
+          stageId,
+          attempt,
+          heartbeat: heartbeat.heartbeat,
+        });
+      } else if (heartbeat && !heartbeat.ok) {
+        deps.log.warn({ plan: record.planKey, stageId, reason: heartbeat.reason }, "unreadable heartbeat");
+      }
+    }
+  }
+  events.push({ type: "tick", at: deps.now() });
+  await applyEvents(deps, { key: record.key, events });
 }

@@ -1,4 +1,5 @@
 import nock from "nock";
+import type { Heartbeat } from "../../src/artifacts/heartbeat.ts";
 import type { StageResult } from "../../src/artifacts/stage-result.ts";
 import type { GitHubMock } from "../support/github-mock.ts";
 import { REPO } from "../support/webhook-payloads.ts";
@@ -45,6 +46,8 @@ export type FakeGitHub = {
   runs: Map<number, { status: string; conclusion: string | null; result: StageResult | null }>;
   /** Marks a dispatched run finished with its loom-result (served as a zipped artifact). */
   finishRun(runId: number, conclusion: string, result: StageResult | null): void;
+  /** A running run uploads its next `loom-heartbeat-<n>` artifact, taken at `timestamp`. */
+  beat(runId: number, timestamp: number): void;
   unhandled: string[];
   /**
    * Requests GitHub fails (an outage): the next `times` requests whose method matches and whose
@@ -80,7 +83,11 @@ function compareByAge(base: string, head: string): "ahead" | "identical" | "behi
   return b !== undefined && h !== undefined && h < b ? "behind" : "ahead";
 }
 
+/** Artifact ids of each fake's runs' heartbeats, oldest first. */
+const heartbeatsOf = new WeakMap<FakeGitHub, Map<number, number[]>>();
+
 export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
+  const heartbeats = new Map<number, number[]>();
   const fake: FakeGitHub = {
     refs: new Map(),
     files: new Map(),
@@ -110,11 +117,37 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
           .reply(200, zip, { "content-type": "application/zip" });
       }
     },
+    beat: (runId, timestamp) => {
+      const beats = heartbeats.get(runId) ?? [];
+      const id = 900_000 + runId * 100 + beats.length;
+      beats.push(id);
+      heartbeats.set(runId, beats);
+      const heartbeat: Heartbeat = {
+        stage_id: fake.dispatches.find((d) => d.runId === runId)?.inputs["stage_id"] ?? "",
+        session_id: "s",
+        attempt: 1,
+        timestamp: new Date(timestamp).toISOString(),
+        context_percent: 10,
+        last_tool: "Write",
+        activity: "Write src/a.ts",
+        turns: 3,
+        cost_usd: 0.01,
+      };
+      // Read at every deadline it is the newest at: served as often as asked.
+      gh.other(BLOB)
+        .persist()
+        .get(`/blob/${id}`)
+        .query(true)
+        .reply(200, makeZip({ "heartbeat.json": JSON.stringify(heartbeat) }), {
+          "content-type": "application/zip",
+        });
+    },
     unhandled: [],
     faults: [],
     compare: compareByAge,
     close: () => undefined,
   };
+  heartbeatsOf.set(fake, heartbeats);
   const interceptors: nock.Interceptor[] = [];
   for (const method of ["GET", "POST", "PATCH", "DELETE"] as const) {
     const interceptor = gh.api.persist().intercept(/.*/, method);
@@ -323,20 +356,20 @@ function route(fake: FakeGitHub, method: string, url: URL, body: Json, accept: s
   if (method === "GET" && (m = /^\/actions\/runs\/(\d+)\/artifacts$/.exec(rest))) {
     const runId = Number(m[1]);
     const result = fake.runs.get(runId)?.result;
-    const artifacts = result
-      ? [
-          {
-            id: runId,
-            name: "loom-result",
-            size_in_bytes: 200,
-            created_at: "2026-11-22T00:00:00Z",
-            updated_at: "2026-11-22T00:00:00Z",
-            expired: false,
-            url: "u",
-            archive_download_url: "d",
-          },
-        ]
-      : [];
+    const artifact = (id: number, name: string) => ({
+      id,
+      name,
+      size_in_bytes: 200,
+      created_at: "2026-11-22T00:00:00Z",
+      updated_at: "2026-11-22T00:00:00Z",
+      expired: false,
+      url: "u",
+      archive_download_url: "d",
+    });
+    const artifacts = [
+      ...(result ? [artifact(runId, "loom-result")] : []),
+      ...(heartbeatsOf.get(fake)?.get(runId) ?? []).map((id, n) => artifact(id, `loom-heartbeat-${n + 1}`)),
+    ];
     return [200, { total_count: artifacts.length, artifacts }];
   }
   if (method === "GET" && (m = /^\/actions\/artifacts\/(\d+)\/zip$/.exec(rest))) {

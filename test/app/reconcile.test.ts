@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import { pullRequestPayload } from "../support/webhook-payloads.ts";
+import { pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
 import { startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 import { passingResult } from "./stage-results.ts";
@@ -101,6 +101,85 @@ test("a push and a close whose webhooks never came are picked up by the reconcil
   assert.deepEqual(h.fake.cancelled, [h.fake.dispatches[0]?.runId], "the running session is cancelled");
   assert.deepEqual(await h.store.listActivePlans(), []);
   assert.equal(h.fake.dispatches.length, 1);
+  await h.finish();
+  h = undefined;
+});
+
+/** The diamond opened on `clock` and its root stage's run started; returns that run's id. */
+async function startRoot(harness: Harness): Promise<number> {
+  await harness.receive(
+    "pull_request",
+    pullRequestPayload("opened", { number: 1, headSha: harness.headSha }),
+  );
+  const [dispatch] = harness.fake.dispatches;
+  assert.ok(dispatch);
+  await harness.receive(
+    "workflow_run",
+    workflowRunPayload("in_progress", { id: dispatch.runId, displayTitle: `loom ${dispatch.inputs["key"]}` }),
+  );
+  return dispatch.runId;
+}
+
+const HEARTBEAT_TIMEOUT_MS = 300_000;
+
+test("a silent session is judged hung at its heartbeat deadline by the plan's own timer, with no reconcile", async () => {
+  let now = Date.UTC(2026, 10, 27, 1, 0, 0);
+  h = await startHarness({ clock: () => now });
+  const runId = await startRoot(h);
+  now += HEARTBEAT_TIMEOUT_MS - 1_000;
+  await h.engine.drain();
+  assert.deepEqual(h.fake.cancelled, [], "not before its deadline");
+  now += 1_000;
+  await h.engine.drain();
+  assert.deepEqual(h.fake.cancelled, [runId], "cancelled at the deadline, read first: no newer heartbeat");
+  await h.finish();
+  h = undefined;
+});
+
+test("a session that beat since loom last looked is read at its deadline and keeps running; its deadline moves", async () => {
+  let now = Date.UTC(2026, 10, 27, 1, 0, 0);
+  h = await startHarness({ clock: () => now });
+  const runId = await startRoot(h);
+  h.fake.beat(runId, now + 200_000);
+  now += HEARTBEAT_TIMEOUT_MS;
+  await h.engine.drain();
+  assert.deepEqual(h.fake.cancelled, [], "its heartbeat of 100 s ago was read before judging");
+  now += HEARTBEAT_TIMEOUT_MS - 1_000;
+  await h.engine.drain();
+  assert.deepEqual(h.fake.cancelled, [], "its deadline is now a timeout after loom saw that heartbeat");
+  now += 1_000;
+  await h.engine.drain();
+  assert.deepEqual(h.fake.cancelled, [runId], "silent for the timeout since: hung");
+  await h.finish();
+  h = undefined;
+});
+
+test("a session whose heartbeats GitHub cannot list at its deadline is not judged until GitHub answers", async () => {
+  let now = Date.UTC(2026, 10, 27, 1, 0, 0);
+  h = await startHarness({ clock: () => now });
+  const runId = await startRoot(h);
+  h.fake.faults.push({
+    method: "GET",
+    path: /\/actions\/runs\/\d+\/artifacts$/,
+    status: 502,
+    times: Infinity,
+  });
+  now += HEARTBEAT_TIMEOUT_MS;
+  await h.engine.drain();
+  now += 30_000;
+  await h.engine.drain();
+  assert.deepEqual(h.fake.cancelled, [], "silence loom could not check is not a hang");
+  h.fake.faults.length = 0;
+  h.fake.beat(runId, now);
+  now += 31_000; // the timer's lease, taken at the deadline, has ended
+  await h.engine.drain();
+  assert.deepEqual(h.fake.cancelled, [], "read once GitHub answered: it is alive");
+  now += HEARTBEAT_TIMEOUT_MS - 1_000;
+  await h.engine.drain();
+  assert.deepEqual(h.fake.cancelled, [], "seen then: its deadline moved");
+  now += 1_000;
+  await h.engine.drain();
+  assert.deepEqual(h.fake.cancelled, [runId]);
   await h.finish();
   h = undefined;
 });

@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { isSessionCheckDue } from "../../src/orchestrator/is-session-check-due.ts";
 import { nextWakeAt } from "../../src/orchestrator/step.ts";
 import { KEY, Story, makePlan } from "./story.ts";
 
@@ -150,6 +151,34 @@ test("the app is woken at the earliest time any stage waits for, whatever the pl
   story.send({ type: "tick" }, bRetry - story.at);
   story.run("b", "completed");
   assert.equal(nextWakeAt(story.state), aDeadline);
+});
+
+test("a session's check is due from its heartbeat deadline or its runner-wait time, never for a waiting retry or a closed plan", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", []],
+    ]),
+  );
+  story.run("b", "crashed");
+  const retryAt = story.stage("b").retryAt ?? 0;
+  story.send({ type: "run.dispatched", stageId: "a", attempt: 1, runId: 1 });
+  story.send({ type: "run.started", stageId: "a", attempt: 1, runId: 1 });
+  const deadline = story.at + story.state.settings.heartbeatTimeoutMs;
+  assert.ok(retryAt < deadline);
+  assert.equal(isSessionCheckDue(story.state, retryAt), false, "b's due retry is a plain tick");
+  assert.equal(isSessionCheckDue(story.state, deadline - 1), false);
+  assert.equal(isSessionCheckDue(story.state, deadline), true, "a's heartbeat deadline has come");
+  story.send({ type: "plan.closed", merged: false });
+  assert.equal(isSessionCheckDue(story.state, deadline), false, "a closed plan judges nothing");
+});
+
+test("a run still waiting for a runner is due a check at its notice time", () => {
+  const story = new Story(makePlan([["a", []]]));
+  story.send({ type: "run.dispatched", stageId: "a", attempt: 1, runId: 1 });
+  const noticeAt = nextWakeAt(story.state) ?? 0;
+  assert.equal(isSessionCheckDue(story.state, noticeAt - 1), false);
+  assert.equal(isSessionCheckDue(story.state, noticeAt), true);
 });
 
 test("/loom help and /loom status are answered with a 👍; help lists only stages still in the plan; status refreshes the comment", () => {
