@@ -22,7 +22,7 @@ export async function onCheckRun(deps: EngineDeps, payload: unknown): Promise<vo
   const command = readCommand(delivery.action, delivery.requested_action?.identifier, ref.stageId);
   if (command === null) return;
   const repo = readRepo(delivery);
-  const plan = await findPlan(deps, repo, run.pull_requests, ref.planPath, run.head_sha);
+  const plan = await findCheckRunPlan(deps, repo, run.pull_requests, ref.planPath, run.head_sha);
   if (plan === null) return;
 
   const source: CommandSource =
@@ -63,8 +63,11 @@ function readCommand(
   return stageId === null ? null : known;
 }
 
-/** The plan of the check run: by the pull request GitHub names, else (forks) by head SHA. */
-async function findPlan(
+/**
+ * The plan of a check run: by the pull request GitHub names, else by head SHA (a fork's pull
+ * request: GitHub lists none on a check run whose head is in another repository).
+ */
+export async function findCheckRunPlan(
   deps: EngineDeps,
   repo: { owner: string; repo: string },
   pulls: { number: number }[],

@@ -4,6 +4,7 @@ import type { CommandSource } from "../../src/orchestrator/events.ts";
 import { parseCheckRunExternalId } from "../../src/status/check-run-external-id.ts";
 import type { InboxDelivery, PlanKey } from "../store/store.ts";
 import { applyEvents } from "./apply-events.ts";
+import { findCheckRunPlan } from "./on-check-run.ts";
 import type { EngineDeps } from "./engine-deps.ts";
 import { PARKED_EVENTS } from "./park-events.ts";
 import { readParkedEvents } from "./apply-parked-events.ts";
@@ -58,17 +59,10 @@ async function findCommands(deps: EngineDeps, delivery: InboxDelivery): Promise<
         action === "rerequested"
           ? { kind: "check-run-rerequest", checkRunId: run.id }
           : { kind: "check-run-button", checkRunId: run.id };
-      for (const pull of run.pull_requests) {
-        const key = await findPlanKey(
-          deps,
-          repository.owner.login,
-          repository.name,
-          pull.number,
-          ref.planPath,
-        );
-        if (key !== null) return [{ key, source }];
-      }
-      return [];
+      const repo = { owner: repository.owner.login, repo: repository.name };
+      // Found as the button's own delivery found it: a fork's check run names no pull request.
+      const plan = await findCheckRunPlan(deps, repo, run.pull_requests, ref.planPath, run.head_sha);
+      return plan === null ? [] : [{ key: plan.key, source }];
     }
     case PARKED_EVENTS: {
       const parked = readParkedEvents(delivery.payload);

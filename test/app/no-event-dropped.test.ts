@@ -391,6 +391,38 @@ test("a check-run button whose delivery always fails is given up with a reply on
   h = undefined;
 });
 
+test("a fork plan's Approve button whose delivery always fails is answered too, though GitHub names no pull request on its check run", async () => {
+  const clock = makeClock();
+  h = await startHarness({ clock: clock.now });
+  const fork = { author: { login: "mallory" }, headRepo: "mallory/widgets" };
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha, ...fork }));
+  const check = h.fake.checkRuns.find((r) => r["external_id"] === formatCheckRunExternalId(PLAN_PATH, null));
+  assert.ok(check, "the plan's check run, with its Approve button");
+  h.fake.faults.push({
+    method: "GET",
+    path: /\/collaborators\/alice\/permission$/,
+    status: 502,
+    times: Infinity,
+  });
+  const press = checkRunPayload("requested_action", {
+    id: Number(check["id"]),
+    name: String(check["name"]),
+    externalId: String(check["external_id"]),
+    headSha: h.headSha,
+    pullNumber: 1,
+    sender: { login: "alice" },
+    identifier: "approve",
+  });
+  (press["check_run"] as { pull_requests: unknown[] }).pull_requests = [];
+  await h.receive("check_run", press, "approve-doomed");
+  await spendEveryAttempt(h, clock);
+  assert.match((await h.store.getDelivery("approve-doomed"))?.error ?? "", /^gave up after 10 attempts/);
+  assert.deepEqual(h.fake.dispatches, [], "not approved");
+  assert.equal(givenUpReplies(h).length, 1);
+  await h.finish();
+  h = undefined;
+});
+
 test("work parked by one App instance is resumed by another (a restart or a new replica)", async () => {
   const clock = makeClock();
   h = await startHarness({ clock: clock.now });
