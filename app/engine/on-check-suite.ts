@@ -47,7 +47,7 @@ export async function onCheckSuite(deps: EngineDeps, payload: unknown): Promise<
 }
 
 /** The active plans whose pull request's head is `headSha`: by the pull requests GitHub names, else (forks) by SHA. */
-async function findPlansAtHead(
+export async function findPlansAtHead(
   deps: EngineDeps,
   repo: RepoOf,
   pulls: { number: number }[],

@@ -5,18 +5,20 @@ import { parseCheckRunExternalId } from "../../src/status/check-run-external-id.
 import type { InboxDelivery, PlanKey } from "../store/store.ts";
 import { applyEvents } from "./apply-events.ts";
 import { findCheckRunPlan } from "./on-check-run.ts";
+import { findPlansAtHead } from "./on-check-suite.ts";
 import type { EngineDeps } from "./engine-deps.ts";
 import { PARKED_EVENTS } from "./park-events.ts";
 import { readParkedEvents } from "./apply-parked-events.ts";
-import { CheckRunDelivery, IssueCommentDelivery } from "./webhook-fields.ts";
+import { CheckRunDelivery, CheckSuiteDelivery, IssueCommentDelivery, readRepo } from "./webhook-fields.ts";
 
 type Command = { key: PlanKey; source: CommandSource };
 
 /**
- * A person's command that loom gave up on (a `/loom …` comment, a check-run button or re-run, or
- * parked command events) gets a reply where it was given, saying it was not carried out and why,
- * so nobody waits for something that will not happen. The reply goes through the outbox, so it is
- * posted once GitHub answers again. Other deliveries are only logged and counted.
+ * A person's command that loom gave up on (a `/loom …` comment, a check-run button or re-run, a
+ * re-run of the pull request's checks, or parked command events) gets a reply where it was given,
+ * saying it was not carried out and why, so nobody waits for something that will not happen. The
+ * reply goes through the outbox, so it is posted once GitHub answers again. Other deliveries are
+ * only logged and counted.
  */
 export async function replyDeadLetter(
   deps: EngineDeps,
@@ -63,6 +65,15 @@ async function findCommands(deps: EngineDeps, delivery: InboxDelivery): Promise<
       // Found as the button's own delivery found it: a fork's check run names no pull request.
       const plan = await findCheckRunPlan(deps, repo, run.pull_requests, ref.planPath, run.head_sha);
       return plan === null ? [] : [{ key: plan.key, source }];
+    }
+    case "check_suite": {
+      const parsed = CheckSuiteDelivery.safeParse(delivery.payload);
+      if (!parsed.success || parsed.data.action !== "rerequested") return [];
+      const suite = parsed.data.check_suite;
+      const plans = await findPlansAtHead(deps, readRepo(parsed.data), suite.pull_requests, suite.head_sha);
+      const source: CommandSource = { kind: "check-suite-rerequest", checkSuiteId: suite.id };
+      // One reply: the re-run was one press, whatever the number of plans it asked.
+      return plans.slice(0, 1).map((plan) => ({ key: plan.key, source }));
     }
     case PARKED_EVENTS: {
       const parked = readParkedEvents(delivery.payload);

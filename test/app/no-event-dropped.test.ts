@@ -10,6 +10,7 @@ import { createMetrics } from "../../app/metrics/create-metrics.ts";
 import type { CommitPlanInput, Store } from "../../app/store/store.ts";
 import {
   checkRunPayload,
+  checkSuitePayload,
   issueCommentPayload,
   pullRequestPayload,
   workflowRunPayload,
@@ -387,6 +388,28 @@ test("a check-run button whose delivery always fails is given up with a reply on
   assert.deepEqual(h.fake.cancelled, []);
   assert.equal(givenUpReplies(h).length, 1, "the button's press is answered on the pull request");
   assert.deepEqual(h.fake.reactions, [], "a button has no comment to react to");
+  await h.finish();
+  h = undefined;
+});
+
+test("a re-run of the pull request's checks whose delivery always fails is given up with one reply", async () => {
+  const clock = makeClock();
+  h = await startHarness({ clock: clock.now });
+  await openAndStartRoot(h);
+  h.fake.faults.push({
+    method: "GET",
+    path: /\/collaborators\/alice\/permission$/,
+    status: 502,
+    times: Infinity,
+  });
+  // The suite of the head loom shows its plan on (its plan-file rename moved the head).
+  const head = h.fake.refs.get("feature/plan") ?? "";
+  const rerun = checkSuitePayload({ id: 61, headSha: head, pullNumbers: [1], sender: { login: "alice" } });
+  await h.receive("check_suite", rerun, "rerun-doomed");
+  await spendEveryAttempt(h, clock);
+  assert.match((await h.store.getDelivery("rerun-doomed"))?.error ?? "", /^gave up after 10 attempts/);
+  assert.equal(givenUpReplies(h).length, 1);
+  assert.deepEqual(h.fake.reactions, [], "a re-run has no comment to react to");
   await h.finish();
   h = undefined;
 });

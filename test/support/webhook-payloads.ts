@@ -179,6 +179,25 @@ export function checkRunPayload(action: "requested_action" | "rerequested", opti
   return envelope("check_run", action, options.sender, override);
 }
 
+export type CheckSuiteOptions = { id: number; headSha: string; pullNumbers: number[]; sender: User };
+
+/** "Re-run all checks" or "Re-run failed checks" on a pull request: GitHub asks the suite's App again. */
+export function checkSuitePayload(options: CheckSuiteOptions): Json {
+  return envelope("check_suite", "rerequested", options.sender, {
+    check_suite: {
+      id: options.id,
+      head_sha: options.headSha,
+      status: "completed",
+      conclusion: "failure",
+      pull_requests: options.pullNumbers.map((number) => ({
+        number,
+        head: { sha: options.headSha },
+        base: { ref: REPO.defaultBranch },
+      })),
+    },
+  });
+}
+
 export type WorkflowRunOptions = {
   id: number;
   /** The run name (`run-name:`), where loom's stage workflow puts the dispatch key. */
