@@ -298,20 +298,32 @@ async function spendEveryAttempt(harness: Harness, clock: Clock): Promise<void> 
   }
 }
 
+/** GitHub answers 502 to every read of alice's permission, `times` times. */
+function failAlicesPermission(harness: Harness, times: number): void {
+  harness.fake.faults.push({
+    method: "GET",
+    path: /\/collaborators\/alice\/permission$/,
+    status: 502,
+    times,
+  });
+}
+
+/** The diamond's root running on a standing clock, and GitHub never saying who alice is. */
+async function startWithAliceUnknown(): Promise<{ clock: Clock; harness: Harness }> {
+  const clock = makeClock();
+  const harness = await startHarness({ clock: clock.now });
+  await openAndStartRoot(harness);
+  failAlicesPermission(harness, Infinity);
+  return { clock, harness };
+}
+
 const givenUpReplies = (harness: Harness) =>
   harness.fake.comments.map((c) => String(c["body"])).filter((body) => body.includes("could not carry out"));
 
 test("a /loom comment whose delivery always fails is given up with a 👎 and a reply, one per command", async () => {
-  const clock = makeClock();
-  h = await startHarness({ clock: clock.now });
-  await openAndStartRoot(h);
   // GitHub never answers who alice is, so neither comment can be judged.
-  h.fake.faults.push({
-    method: "GET",
-    path: /\/collaborators\/alice\/permission$/,
-    status: 502,
-    times: Infinity,
-  });
+  const { clock, harness } = await startWithAliceUnknown();
+  h = harness;
   const comment = (body: string, commentId: number) =>
     issueCommentPayload({ number: 1, body, sender: { login: "alice" }, commentId });
   await h.receive("issue_comment", comment("/loom cancel a", 904), "cancel-doomed");
@@ -337,7 +349,7 @@ test("a /loom comment whose delivery always fails is given up with a 👎 and a 
 test("a writer's plan opened while GitHub fails to say who they are waits and opens; it is never sent for approval", async () => {
   const clock = makeClock();
   h = await startHarness({ clock: clock.now });
-  h.fake.faults.push({ method: "GET", path: /\/collaborators\/alice\/permission$/, status: 502, times: 2 });
+  failAlicesPermission(h, 2);
   await h.receive(
     "pull_request",
     pullRequestPayload("opened", { number: 1, headSha: h.headSha, author: { login: "alice" } }),
@@ -359,17 +371,10 @@ test("a writer's plan opened while GitHub fails to say who they are waits and op
 });
 
 test("a check-run button whose delivery always fails is given up with a reply on the pull request", async () => {
-  const clock = makeClock();
-  h = await startHarness({ clock: clock.now });
-  await openAndStartRoot(h);
+  const { clock, harness } = await startWithAliceUnknown();
+  h = harness;
   const run = h.fake.checkRuns.find((r) => r["external_id"] === formatCheckRunExternalId(PLAN_PATH, "a"));
   assert.ok(run, "stage a's check run");
-  h.fake.faults.push({
-    method: "GET",
-    path: /\/collaborators\/alice\/permission$/,
-    status: 502,
-    times: Infinity,
-  });
   await h.receive(
     "check_run",
     checkRunPayload("requested_action", {
@@ -393,15 +398,8 @@ test("a check-run button whose delivery always fails is given up with a reply on
 });
 
 test("a re-run of the pull request's checks whose delivery always fails is given up with one reply", async () => {
-  const clock = makeClock();
-  h = await startHarness({ clock: clock.now });
-  await openAndStartRoot(h);
-  h.fake.faults.push({
-    method: "GET",
-    path: /\/collaborators\/alice\/permission$/,
-    status: 502,
-    times: Infinity,
-  });
+  const { clock, harness } = await startWithAliceUnknown();
+  h = harness;
   // The suite of the head loom shows its plan on (its plan-file rename moved the head).
   const head = h.fake.refs.get("feature/plan") ?? "";
   const rerun = checkSuitePayload({ id: 61, headSha: head, pullNumbers: [1], sender: { login: "alice" } });
@@ -421,12 +419,7 @@ test("a fork plan's Approve button whose delivery always fails is answered too, 
   await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha, ...fork }));
   const check = h.fake.checkRuns.find((r) => r["external_id"] === formatCheckRunExternalId(PLAN_PATH, null));
   assert.ok(check, "the plan's check run, with its Approve button");
-  h.fake.faults.push({
-    method: "GET",
-    path: /\/collaborators\/alice\/permission$/,
-    status: 502,
-    times: Infinity,
-  });
+  failAlicesPermission(h, Infinity);
   const press = checkRunPayload("requested_action", {
     id: Number(check["id"]),
     name: String(check["name"]),
