@@ -137,8 +137,79 @@ test("a push from the head back to loom's earlier merge (a reset) does move the 
   assert.equal(story.state.approvedSha, heads[1]);
 });
 
+test("a push that is not one of loom's commits is never taken for a late webhook, whatever its before", () => {
+  const { story, heads } = twoOwnMerges();
+  const pushed = "d".repeat(40);
+  // Pushed on loom's first merge (the person had not fetched the second): a real move.
+  story.send({ type: "head.moved", headSha: pushed, before: heads[1] ?? "" });
+  assert.equal(story.state.pr.headSha, pushed);
+  assert.equal(story.state.approvedSha, null, "a person's push needs a new approval");
+});
+
 test("a read-back of the head (no push behind it) is believed, even an earlier merge of loom's", () => {
   const { story, heads } = twoOwnMerges();
   story.send({ type: "head.moved", headSha: heads[1] ?? "", before: null });
   assert.equal(story.state.pr.headSha, heads[1]);
+});
+
+test("loom's merges on top of a person's push never bring back the approval that push dropped", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["c", []],
+      ["b", ["a"]],
+    ]),
+    { trusted: false },
+  );
+  const approved = story.state.pr.headSha;
+  story.command("approve", undefined, approved);
+  assert.deepEqual(story.dispatched().sort(), ["a", "c"]);
+  const pushed = "d".repeat(40);
+  story.send({ type: "head.moved", headSha: pushed, before: approved });
+  assert.equal(story.state.approvedSha, null, "a person's push needs a new approval");
+  const [first, second] = ["1".repeat(40), "2".repeat(40)];
+  story.run("a", "completed");
+  story.send({
+    type: "merge.finished",
+    stageId: "a",
+    outcome: "merged",
+    sha: first,
+    parent: pushed,
+    detail: "",
+  });
+  assert.equal(story.state.pr.headSha, first);
+  story.run("c", "completed");
+  story.send({
+    type: "merge.finished",
+    stageId: "c",
+    outcome: "merged",
+    sha: second,
+    parent: first,
+    detail: "",
+  });
+  assert.equal(story.state.pr.headSha, second);
+  assert.equal(story.state.approvedSha, null, "loom's own merges on the unapproved push approve nothing");
+  assert.equal(story.state.approvalLost, undefined);
+  assert.ok(!story.dispatched().includes("b"), "b waits for a person to approve what was pushed");
+});
+
+test("loom's merge made on a person's push, read back before its webhook, is not taken as made on the approved head", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", ["a"]],
+    ]),
+    { trusted: false },
+  );
+  const approved = story.state.pr.headSha;
+  story.command("approve", undefined, approved);
+  const pushed = "d".repeat(40);
+  // GitHub merged on a push loom has not seen yet: the head does not move with the answer.
+  mergeOn(story, "a", pushed);
+  story.send({ type: "head.moved", headSha: MERGE, before: null });
+  assert.equal(story.state.approvedSha, null, "a head read back is not known to be made on the approved one");
+  // The merge's own webhook then says what it was made on: the person's push, never approved.
+  story.send({ type: "head.moved", headSha: MERGE, before: pushed });
+  assert.equal(story.state.approvedSha, null);
+  assert.deepEqual(story.dispatched(), [], "b waits for a person to approve the pushed code");
 });

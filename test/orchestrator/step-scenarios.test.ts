@@ -356,7 +356,13 @@ test("a dispatch whose run was never found is still given up after the heartbeat
   assert.equal(story.stage("a").sessions[0]?.runId, null);
   story.send({ type: "tick" }, 300_000);
   assert.equal(story.stage("a").sessions[0]?.status, "hung");
-  assert.notEqual(story.stage("a").retryAt, null, "and retried");
+  assert.equal(story.stage("a").sessions[0]?.detail, "no heartbeat for 300 s");
+  assert.deepEqual(story.of("cancelRun"), [], "no run to cancel");
+  assert.equal(
+    story.stage("a").retryAt,
+    story.at + 30_000,
+    "retried after the backoff alone, no cancel grace",
+  );
 });
 
 test("a hung run's recovery waits for the cancelled run to upload its handoff, however short the backoff", () => {
