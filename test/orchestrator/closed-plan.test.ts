@@ -65,3 +65,34 @@ test("reopened by someone loom no longer trusts, the plan waits for an approval"
   assert.equal(story.state.trusted, false);
   assert.deepEqual(story.dispatched(), []);
 });
+
+test("reopened at a new head, a stage waiting for a person follows it; the labels and the fork are the pull request's now", () => {
+  const pair = makePlan([
+    ["a", []],
+    ["b", []],
+  ]);
+  const reopen = (moved: boolean) => {
+    const story = new Story(pair);
+    story.command("block", "b");
+    story.send({ type: "plan.closed", merged: false });
+    const effects = story.send({
+      type: "plan.opened",
+      plan: pair,
+      settings: story.state.settings,
+      pr: moved ? { ...story.state.pr, headSha: "d".repeat(40) } : story.state.pr,
+      trusted: true,
+      labels: ["loom:hold"],
+      fork: { repo: "mallory/widgets" },
+    });
+    const follows = effects
+      .filter((e) => e.type === "syncCheckRun" && e.follow === true)
+      .map((e) => e.stageId);
+    return { story, follows };
+  };
+  const moved = reopen(true);
+  assert.deepEqual(moved.follows, ["b"], "blocked b needs a person: its check run is shown on the new head");
+  assert.equal(moved.story.state.hold, true, "loom:hold, put on while the pull request was closed, holds");
+  assert.deepEqual(moved.story.dispatched(), []);
+  assert.equal(moved.story.state.fork?.repo, "mallory/widgets");
+  assert.deepEqual(reopen(false).follows, [], "reopened on the head it had: nothing to move");
+});
