@@ -119,3 +119,63 @@ test("a heartbeat before run.started starts the session; only a newer heartbeat 
   story.send({ type: "run.started", stageId: "a", attempt: 1, runId: 1 });
   assert.equal(session().startedAt, seen, "a late run.started does not restart the session");
 });
+
+/** Stage `a`'s attempt `attempt` dispatched as run `runId`, started and finished `completed` on `headSha`. */
+function complete(story: Story, attempt: number, runId: number, headSha?: string) {
+  story.send({ type: "run.dispatched", stageId: "a", attempt, runId });
+  story.send({ type: "run.started", stageId: "a", attempt, runId });
+  return story.send({
+    type: "run.finished",
+    stageId: "a",
+    attempt,
+    runId,
+    outcome: "completed",
+    detail: "",
+    ...(headSha === undefined ? {} : { headSha }),
+  });
+}
+
+test("the merge takes the commit the checks ran on; a later run naming none never merges the earlier one", () => {
+  const story = new Story(single);
+  const checked = "c".repeat(40);
+  const merges = complete(story, 1, 71, checked).filter((e) => e.type === "mergeBranch");
+  assert.deepEqual(
+    merges.map((e) => e.sha),
+    [checked],
+  );
+  story.send({ type: "merge.finished", stageId: "a", outcome: "conflict", detail: "both changed x" });
+  const again = complete(story, 2, 72).filter((e) => e.type === "mergeBranch");
+  assert.deepEqual(
+    again.map((e) => e.sha),
+    [undefined],
+    "the merge session's result names no commit: the branch is merged, not attempt 1's commit",
+  );
+});
+
+test("a run whose id arrives after its session was given up as hung is cancelled", () => {
+  const story = new Story(single, { settings: { heartbeatTimeoutMs: 300_000 } });
+  story.send({ type: "tick" }, 300_000);
+  assert.equal(story.stage("a").sessions[0]?.status, "hung");
+  const effects = story.send({ type: "run.dispatched", stageId: "a", attempt: 1, runId: 73 });
+  assert.deepEqual(
+    effects.filter((e) => e.type === "cancelRun").map((e) => e.runId),
+    [73],
+  );
+});
+
+test("a heartbeat of an attempt that already ended changes nothing and is recorded as rejected", () => {
+  const story = new Story(single);
+  complete(story, 1, 74, "c".repeat(40));
+  const before = structuredClone(story.stage("a").sessions[0]);
+  story.send({
+    type: "heartbeat.seen",
+    stageId: "a",
+    attempt: 1,
+    heartbeat: { timestamp: story.at + 1000, activity: "late", turns: 9, costUsd: 1 } as never,
+  });
+  assert.deepEqual(story.stage("a").sessions[0], before);
+  assert.match(
+    story.state.rejected.at(-1)?.reason ?? "",
+    /heartbeat for attempt 1, which is already completed/,
+  );
+});
