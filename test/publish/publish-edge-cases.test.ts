@@ -84,6 +84,17 @@ describe("publish: what each path refusal tells the person", () => {
     assert.equal(result.commits_checked, 2);
   });
 
+  it("takes a file outside .github/workflows/ that quotes a caller's uses: line for ordinary content", async () => {
+    const f = setUp();
+    f.commit("Document the setup", {
+      "docs/setup.md": "Call loom from a workflow:\n\n    uses: ./.github/workflows/loom-stage.yml\n",
+    });
+    f.bundle();
+    const result = await publishIn(f, inputs);
+    assert.deepEqual(result.refusals, []);
+    assert.equal(result.ok, true);
+  });
+
   it("refuses deleting an append-only knowledge file", async () => {
     const f = setUp();
     const before = f.originRef(BRANCH);

@@ -87,6 +87,18 @@ describe("publish: a merge session's merge", () => {
     );
   });
 
+  it("refuses a merge that rewrites a protected file only the stage branch had changed", async () => {
+    const f = setUp({ "CLAUDE.md": "old rules\n" });
+    personCommits(f, BRANCH, { "CLAUDE.md": "new rules\n" });
+    personCommits(f, "other", { "docs/readme.md": "hello\n" });
+    // The pull request's side left CLAUDE.md alone: git takes the stage branch's; the session wrote its own.
+    const result = await mergeOther(f, { "CLAUDE.md": "rules of the session's own\n" });
+    assert.deepEqual(
+      result.refusals.map((r) => [r.rule, r.path]),
+      [["agent-config-change", "CLAUDE.md"]],
+    );
+  });
+
   it("refuses a resolution that drops a line of an append-only knowledge file", async () => {
     const f = setUp();
     personCommits(f, "other", { [KNOWLEDGE]: `${knowledge}- from the pull request\n` });
@@ -106,6 +118,26 @@ describe("publish: a merge session's merge", () => {
       result.refusals.map((r) => [r.rule, r.path]),
       [["knowledge-rewrite", KNOWLEDGE]],
     );
+  });
+
+  it("accepts a resolution that brings both sides' learnings together, refuses one that drops a person's", async () => {
+    const LOG = "doc/loom/knowledge/learnings.md";
+    const log = "# Learnings\n\n- first\n";
+    const both = `${log}- from the stage branch\n- from the pull request\n`;
+    for (const [resolution, refused] of [
+      [both, []],
+      [`${log}- from the stage branch\n`, [["knowledge-rewrite", LOG]]],
+    ] as const) {
+      const f = setUp({ [LOG]: log });
+      personCommits(f, "other", { [LOG]: `${log}- from the pull request\n` });
+      personCommits(f, BRANCH, { [LOG]: `${log}- from the stage branch\n` });
+      const result = await mergeOther(f, { [LOG]: resolution });
+      assert.deepEqual(
+        result.refusals.map((r) => [r.rule, r.path]),
+        refused,
+      );
+      f.cleanup();
+    }
   });
 
   it("does not refuse a token the pull request's side already had", async () => {
