@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import {
   checkRunPayload,
+  checkSuitePayload,
   issueCommentPayload,
   pullRequestPayload,
   workflowRunPayload,
@@ -140,6 +141,44 @@ test("Re-run on a stage's check run retries it, for a writer only", async () => 
     dispatchesOf(h, "a").map((d) => d.inputs["attempt"]),
     ["1", "2"],
   );
+  await h.finish();
+  h = undefined;
+});
+
+test("Re-run failed checks on the pull request retries its failed stages, for a writer only; a reader gets a reply", async () => {
+  h = await openWithFailedRoot();
+  // The suite of the head loom shows its plan on (its plan-file rename moved the head).
+  const head = h.fake.refs.get("feature/plan") ?? "";
+  const rerun = (login: string, id: number, pullNumbers: number[]) =>
+    checkSuitePayload({ id, headSha: head, pullNumbers, sender: { login } });
+  await h.receive("check_suite", rerun("bob", 81, [1]));
+  assert.equal(dispatchesOf(h, "a").length, 1, "a reader's re-run changes nothing");
+  assert.match(
+    String(h.fake.comments.at(-1)?.["body"]),
+    /loom did nothing: @bob has read access; loom needs write or above\./,
+  );
+  await h.receive("check_suite", rerun("alice", 82, [1]));
+  assert.deepEqual(
+    dispatchesOf(h, "a").map((d) => d.inputs["attempt"]),
+    ["1", "2"],
+  );
+  await h.finish();
+  h = undefined;
+});
+
+test("a re-run of a suite GitHub names no pull request for (a fork's) finds the plan by its head; an older head's suite changes nothing", async () => {
+  h = await openWithFailedRoot();
+  const head = h.fake.refs.get("feature/plan") ?? "";
+  await h.receive(
+    "check_suite",
+    checkSuitePayload({ id: 83, headSha: h.headSha, pullNumbers: [], sender: { login: "alice" } }),
+  );
+  assert.equal(dispatchesOf(h, "a").length, 1, "the suite of a head the plan moved past shows no plan now");
+  await h.receive(
+    "check_suite",
+    checkSuitePayload({ id: 84, headSha: head, pullNumbers: [], sender: { login: "alice" } }),
+  );
+  assert.equal(dispatchesOf(h, "a").length, 2);
   await h.finish();
   h = undefined;
 });
