@@ -439,6 +439,41 @@ test("a fork plan's Approve button whose delivery always fails is answered too, 
   h = undefined;
 });
 
+test("parked events given up get one reply per command given, and none for events no person gave", async () => {
+  const { clock, store, harness } = await startRacing();
+  h = harness;
+  const completed = (await openAndStartRoot(h)).finish();
+  // Every commit that would cancel a, or merge it, loses: both stay parked until given up.
+  store.lose(Infinity, (input) =>
+    input.effects.some((e) => ["cancelRun", "mergeBranch"].includes((e.effect as { type: string }).type)),
+  );
+  await h.receive(
+    "issue_comment",
+    issueCommentPayload({
+      number: 1,
+      body: "/loom cancel a\n/loom status",
+      sender: { login: "alice" },
+      commentId: 908,
+    }),
+  );
+  await h.receive("workflow_run", completed, "run-a-completed");
+  assert.equal(store.parked.length, 2, "the comment's two commands parked together, and the run's end");
+  for (let attempt = 0; attempt < MAX_INBOX_ATTEMPTS; attempt++) {
+    clock.advance(INBOX_BACKOFF_CAP_MS);
+    await h.engine.drain();
+  }
+  for (const id of store.parked) {
+    assert.match((await store.getDelivery(id))?.error ?? "", /^gave up after 10 attempts/);
+  }
+  assert.equal(
+    givenUpReplies(h).length,
+    1,
+    "one reply to the one comment; the run's end has nobody to answer",
+  );
+  await h.finish();
+  h = undefined;
+});
+
 test("work parked by one App instance is resumed by another (a restart or a new replica)", async () => {
   const clock = makeClock();
   h = await startHarness({ clock: clock.now });
