@@ -133,3 +133,28 @@ test("an unapproved fork plan costs one check run per head, not one per stage; a
   await h.finish();
   h = undefined;
 });
+
+test("/loom approve naming the commit the approver reviewed approves nothing when the head has moved past it", async () => {
+  h = await startHarness();
+  const fork = { author: { login: "mallory" }, headRepo: "mallory/widgets" };
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha, ...fork }));
+  const pushed = "b".repeat(40);
+  h.fake.files.set(`${pushed}:${PLAN_PATH}`, DIAMOND_PLAN);
+  h.fake.refs.set("feature/plan", pushed);
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", { number: 1, headSha: pushed, before: h.headSha, ...fork }),
+  );
+  // alice reviewed the first head and names it; mallory's push came before her comment.
+  await h.receive(
+    "issue_comment",
+    issueCommentPayload({ number: 1, body: `/loom approve ${h.headSha}`, sender: { login: "alice" } }),
+  );
+  assert.deepEqual(h.fake.dispatches, [], "the pushed head was never reviewed");
+  assert.match(
+    String(h.fake.comments.at(-1)?.["body"]),
+    new RegExp(`is not the head of this pull request \\(${pushed.slice(0, 7)}\\)`),
+  );
+  await h.finish();
+  h = undefined;
+});
