@@ -183,6 +183,28 @@ test("a re-run of a suite GitHub names no pull request for (a fork's) finds the 
   h = undefined;
 });
 
+test("/loom help is answered with the commands and a 👀; a command loom does not know gets them with a 👎 and what was wrong", async () => {
+  h = await openWithFailedRoot();
+  const say = (body: string, commentId: number) =>
+    h?.receive(
+      "issue_comment",
+      issueCommentPayload({ number: 1, body, sender: { login: "alice" }, commentId }),
+    );
+  await say("/loom help", 601);
+  await say("/loom frobnicate a", 602);
+  assert.deepEqual(h.fake.reactions, [
+    { commentId: 601, content: "eyes" },
+    { commentId: 602, content: "-1" },
+  ]);
+  const [help, unknown] = h.fake.comments.slice(-2).map((c) => String(c["body"]));
+  assert.match(help ?? "", /`\/loom retry <stage>`/);
+  assert.doesNotMatch(help ?? "", /frobnicate/);
+  assert.match(unknown ?? "", /frobnicate/);
+  assert.match(unknown ?? "", /`\/loom retry <stage>`/);
+  await h.finish();
+  h = undefined;
+});
+
 test("refused comments get a 👎 each but the reason at most once per person and pull request an hour", async () => {
   let now = Date.parse("2026-11-26T10:00:00Z");
   const harness = await startHarness({ clock: () => (now += 1000) });
