@@ -158,3 +158,34 @@ test("/loom approve naming the commit the approver reviewed approves nothing whe
   await h.finish();
   h = undefined;
 });
+
+test("the Approve button on an older head's plan check approves nothing once the head moved", async () => {
+  h = await startHarness();
+  const fork = { author: { login: "mallory" }, headRepo: "mallory/widgets" };
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha, ...fork }));
+  const old = planCheck(h);
+  assert.ok(old);
+  const pushed = "b".repeat(40);
+  h.fake.files.set(`${pushed}:${PLAN_PATH}`, DIAMOND_PLAN);
+  h.fake.refs.set("feature/plan", pushed);
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", { number: 1, headSha: pushed, before: h.headSha, ...fork }),
+  );
+  // The first head's check run page still shows its button.
+  await h.receive(
+    "check_run",
+    checkRunPayload("requested_action", {
+      id: Number(old["id"]),
+      name: String(old["name"]),
+      externalId: String(old["external_id"]),
+      headSha: h.headSha,
+      pullNumber: 1,
+      sender: { login: "alice" },
+      identifier: "approve",
+    }),
+  );
+  assert.deepEqual(h.fake.dispatches, [], "the button approves its own commit, not the newer head");
+  await h.finish();
+  h = undefined;
+});
