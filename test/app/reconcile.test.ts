@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import { pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
-import { startHarness } from "./loom-harness.ts";
+import { DIAMOND_PLAN, startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 import { passingResult } from "./stage-results.ts";
 
@@ -180,6 +180,39 @@ test("a session whose heartbeats GitHub cannot list at its deadline is not judge
   now += 1_000;
   await h.engine.drain();
   assert.deepEqual(h.fake.cancelled, [runId]);
+  await h.finish();
+  h = undefined;
+});
+
+test("a retry coming due reads nothing from GitHub, though another stage is running", async () => {
+  let now = Date.UTC(2026, 10, 27, 2, 0, 0);
+  const twoRoots = DIAMOND_PLAN.replace(
+    'dependencies: [a]\n      acceptance: ["npm test"]\n    - id: c',
+    'dependencies: []\n      acceptance: ["npm test"]\n    - id: c',
+  );
+  h = await startHarness({ clock: () => now, planText: twoRoots });
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+  const [a, b] = ["a", "b"].map((id) => h?.fake.dispatches.find((d) => d.inputs["stage_id"] === id));
+  assert.ok(a && b, "two roots dispatched");
+  await h.receive(
+    "workflow_run",
+    workflowRunPayload("in_progress", { id: b.runId, displayTitle: `loom ${b.inputs["key"]}` }),
+  );
+  await h.receive(
+    "workflow_run",
+    workflowRunPayload("completed", {
+      id: a.runId,
+      displayTitle: `loom ${a.inputs["key"]}`,
+      conclusion: "failure",
+    }),
+  );
+  const runReads = () =>
+    h?.gh.requests.filter((r) => r.method === "GET" && r.path.includes("/actions/runs/")).length ?? 0;
+  const before = runReads();
+  now += 60_000; // a's backoff (30 s) is over; b is well within its heartbeat timeout
+  await h.engine.drain();
+  assert.equal(h.fake.dispatches.filter((d) => d.inputs["stage_id"] === "a").length, 2, "a was retried");
+  assert.equal(runReads(), before, "no run or heartbeat read: nothing was due to be judged");
   await h.finish();
   h = undefined;
 });
