@@ -84,9 +84,9 @@ test("reopened at a new head, a stage waiting for a person follows it; the label
       labels: ["loom:hold"],
       fork: { repo: "mallory/widgets" },
     });
-    const follows = effects
-      .filter((e) => e.type === "syncCheckRun" && e.follow === true)
-      .map((e) => e.stageId);
+    const follows = effects.flatMap((e) =>
+      e.type === "syncCheckRun" && e.follow === true ? [e.stageId] : [],
+    );
     return { story, follows };
   };
   const moved = reopen(true);
