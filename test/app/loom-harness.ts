@@ -12,7 +12,7 @@ import type { Store } from "../../app/store/store.ts";
 import type { StageResult } from "../../src/artifacts/stage-result.ts";
 import { mockGitHub } from "../support/github-mock.ts";
 import type { GitHubMock } from "../support/github-mock.ts";
-import { delivery, workflowRunPayload } from "../support/webhook-payloads.ts";
+import { checkRunPayload, delivery, workflowRunPayload } from "../support/webhook-payloads.ts";
 import { createFakeGitHub, nextSha } from "./fake-github.ts";
 import type { FakeGitHub } from "./fake-github.ts";
 
@@ -203,4 +203,17 @@ export async function completeRun(
     "workflow_run",
     workflowRunPayload("completed", { id: dispatch.runId, displayTitle: title }),
   );
+}
+
+/** alice presses the button `identifier` on a check run loom created, as GitHub reports the press. */
+export function pressButton(harness: Harness, run: Record<string, unknown>, identifier: string) {
+  return checkRunPayload("requested_action", {
+    id: Number(run["id"]),
+    name: String(run["name"]),
+    externalId: String(run["external_id"]),
+    headSha: harness.headSha,
+    pullNumber: 1,
+    sender: { login: "alice" },
+    identifier,
+  });
 }

@@ -9,14 +9,13 @@ import {
 import { createMetrics } from "../../app/metrics/create-metrics.ts";
 import type { CommitPlanInput, Store } from "../../app/store/store.ts";
 import {
-  checkRunPayload,
   checkSuitePayload,
   issueCommentPayload,
   pullRequestPayload,
   workflowRunPayload,
 } from "../support/webhook-payloads.ts";
 import { formatCheckRunExternalId } from "../../src/status/check-run-external-id.ts";
-import { openTempStore, PLAN_PATH, startHarness } from "./loom-harness.ts";
+import { openTempStore, PLAN_PATH, pressButton, startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 import { passingResult } from "./stage-results.ts";
 
@@ -375,19 +374,7 @@ test("a check-run button whose delivery always fails is given up with a reply on
   h = harness;
   const run = h.fake.checkRuns.find((r) => r["external_id"] === formatCheckRunExternalId(PLAN_PATH, "a"));
   assert.ok(run, "stage a's check run");
-  await h.receive(
-    "check_run",
-    checkRunPayload("requested_action", {
-      id: Number(run["id"]),
-      name: String(run["name"]),
-      externalId: String(run["external_id"]),
-      headSha: h.headSha,
-      pullNumber: 1,
-      sender: { login: "alice" },
-      identifier: "cancel",
-    }),
-    "button-doomed",
-  );
+  await h.receive("check_run", pressButton(h, run, "cancel"), "button-doomed");
   await spendEveryAttempt(h, clock);
   assert.match((await h.store.getDelivery("button-doomed"))?.error ?? "", /^gave up after 10 attempts/);
   assert.deepEqual(h.fake.cancelled, []);
@@ -420,15 +407,7 @@ test("a fork plan's Approve button whose delivery always fails is answered too, 
   const check = h.fake.checkRuns.find((r) => r["external_id"] === formatCheckRunExternalId(PLAN_PATH, null));
   assert.ok(check, "the plan's check run, with its Approve button");
   failAlicesPermission(h, Infinity);
-  const press = checkRunPayload("requested_action", {
-    id: Number(check["id"]),
-    name: String(check["name"]),
-    externalId: String(check["external_id"]),
-    headSha: h.headSha,
-    pullNumber: 1,
-    sender: { login: "alice" },
-    identifier: "approve",
-  });
+  const press = pressButton(h, check, "approve");
   (press["check_run"] as { pull_requests: unknown[] }).pull_requests = [];
   await h.receive("check_run", press, "approve-doomed");
   await spendEveryAttempt(h, clock);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import { checkRunPayload, issueCommentPayload, pullRequestPayload } from "../support/webhook-payloads.ts";
-import { DIAMOND_PLAN, PLAN_PATH, startHarness } from "./loom-harness.ts";
+import { issueCommentPayload, pullRequestPayload } from "../support/webhook-payloads.ts";
+import { DIAMOND_PLAN, PLAN_PATH, pressButton, startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 
 let h: Harness | undefined;
@@ -80,18 +80,7 @@ test("the Approve button on the plan check approves exactly the commit it is on"
   );
   const check = planCheck(h);
   assert.ok(check);
-  await h.receive(
-    "check_run",
-    checkRunPayload("requested_action", {
-      id: Number(check["id"]),
-      name: String(check["name"]),
-      externalId: String(check["external_id"]),
-      headSha: h.headSha,
-      pullNumber: 1,
-      sender: { login: "alice" },
-      identifier: "approve",
-    }),
-  );
+  await h.receive("check_run", pressButton(h, check, "approve"));
   assert.deepEqual(
     h.fake.dispatches.map((d) => d.inputs["stage_id"]),
     ["a"],
@@ -134,17 +123,26 @@ test("an unapproved fork plan costs one check run per head, not one per stage; a
   h = undefined;
 });
 
+/** mallory's fork plan opened at the harness head, then mallory pushes a second head (returned). */
+async function openForkThenPush(harness: Harness): Promise<string> {
+  const fork = { author: { login: "mallory" }, headRepo: "mallory/widgets" };
+  await harness.receive(
+    "pull_request",
+    pullRequestPayload("opened", { number: 1, headSha: harness.headSha, ...fork }),
+  );
+  const pushed = "b".repeat(40);
+  harness.fake.files.set(`${pushed}:${PLAN_PATH}`, DIAMOND_PLAN);
+  harness.fake.refs.set("feature/plan", pushed);
+  await harness.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", { number: 1, headSha: pushed, before: harness.headSha, ...fork }),
+  );
+  return pushed;
+}
+
 test("/loom approve naming the commit the approver reviewed approves nothing when the head has moved past it", async () => {
   h = await startHarness();
-  const fork = { author: { login: "mallory" }, headRepo: "mallory/widgets" };
-  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha, ...fork }));
-  const pushed = "b".repeat(40);
-  h.fake.files.set(`${pushed}:${PLAN_PATH}`, DIAMOND_PLAN);
-  h.fake.refs.set("feature/plan", pushed);
-  await h.receive(
-    "pull_request",
-    pullRequestPayload("synchronize", { number: 1, headSha: pushed, before: h.headSha, ...fork }),
-  );
+  const pushed = await openForkThenPush(h);
   // alice reviewed the first head and names it; mallory's push came before her comment.
   await h.receive(
     "issue_comment",
@@ -161,30 +159,13 @@ test("/loom approve naming the commit the approver reviewed approves nothing whe
 
 test("the Approve button on an older head's plan check approves nothing once the head moved", async () => {
   h = await startHarness();
-  const fork = { author: { login: "mallory" }, headRepo: "mallory/widgets" };
-  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha, ...fork }));
+  await openForkThenPush(h);
+  // The first head's plan check, created before the push.
   const old = planCheck(h);
   assert.ok(old);
-  const pushed = "b".repeat(40);
-  h.fake.files.set(`${pushed}:${PLAN_PATH}`, DIAMOND_PLAN);
-  h.fake.refs.set("feature/plan", pushed);
-  await h.receive(
-    "pull_request",
-    pullRequestPayload("synchronize", { number: 1, headSha: pushed, before: h.headSha, ...fork }),
-  );
+  assert.equal(old["head_sha"], h.headSha);
   // The first head's check run page still shows its button.
-  await h.receive(
-    "check_run",
-    checkRunPayload("requested_action", {
-      id: Number(old["id"]),
-      name: String(old["name"]),
-      externalId: String(old["external_id"]),
-      headSha: h.headSha,
-      pullNumber: 1,
-      sender: { login: "alice" },
-      identifier: "approve",
-    }),
-  );
+  await h.receive("check_run", pressButton(h, old, "approve"));
   assert.deepEqual(h.fake.dispatches, [], "the button approves its own commit, not the newer head");
   await h.finish();
   h = undefined;
