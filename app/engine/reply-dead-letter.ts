@@ -93,15 +93,13 @@ async function findCommands(deps: EngineDeps, delivery: InboxDelivery): Promise<
   }
 }
 
-/** The stored plan a command on pull request `pr` belongs to (its first active one when not named). */
+/** The stored plan a comment on pull request `pr` belongs to: its first active one, else its first. */
 async function findPlanKey(
   deps: EngineDeps,
   owner: string,
   repo: string,
   pr: number,
-  planPath?: string,
 ): Promise<PlanKey | null> {
   const plans = await deps.store.listPlansForPull(owner, repo, pr);
-  const named = planPath === undefined ? plans : plans.filter((plan) => plan.key.planPath === planPath);
-  return (named.find((plan) => plan.active) ?? named[0])?.key ?? null;
+  return (plans.find((plan) => plan.active) ?? plans[0])?.key ?? null;
 }
