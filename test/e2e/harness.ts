@@ -66,6 +66,8 @@ export type E2EOptions = {
    * requests of plans too big to run inside 80 writes a minute.
    */
   pacing?: boolean;
+  /** The app's reconcile period (default 5 s; production: 60 s). */
+  reconcileMs?: number;
 };
 
 /**
@@ -200,7 +202,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
         ...processDatabase,
         workerId: i === 0 ? "e2e" : `e2e-${i + 1}`,
         pollMs: 250,
-        reconcileMs: 5_000,
+        reconcileMs: options.reconcileMs ?? 5_000,
         pacing: options.pacing ?? true,
         cwd: workDir,
         ...(replicas === 1 ? { onListening: (url: string) => emulator.setWebhookTarget(url, SECRET) } : {}),
@@ -230,7 +232,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
         botLogin: BOT,
         workerId: i === 0 ? "e2e" : `e2e-${i + 1}`,
         pollMs: 250,
-        reconcileMs: 5_000,
+        reconcileMs: options.reconcileMs ?? 5_000,
         pacing: options.pacing ?? true,
         ...(options.onAppLog ? { onLog: options.onAppLog } : {}),
       });
