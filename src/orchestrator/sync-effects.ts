@@ -42,24 +42,53 @@ function awaitsApproval(state: PlanState | null): boolean {
 }
 
 /**
- * Whether a stage's check run follows the pull request's head: while it runs and while it needs a
- * person, so the pull request's checks list shows it. A stage waiting its turn or finished keeps
- * its check run where it is (reachable from the plan's check run and the status comment) until it
- * changes: re-creating every stage on every merge made check-run writes grow with stages × merges.
+ * Whether a head move alone rewrites a stage's check run: while the stage needs a person, so the
+ * pull request's checks list shows it at once. A running stage's run moves to the head at its next
+ * write (its run found or started, a heartbeat, its end: see the App's `syncCheckRun`), not on
+ * every merge: with stages running side by side each merge re-created all of them (two writes
+ * each), so check-run writes grew with merges × running stages. A stage waiting its turn or
+ * finished keeps its check run where it is (reachable from the plan's check run and the status
+ * comment).
  */
 function followsHead(stage: StageState | undefined): boolean {
-  return stage !== undefined && (getStageCheckState(stage).status === "in_progress" || isStuck(stage));
+  return stage !== undefined && isStuck(stage);
+}
+
+/** The stage is the one the plan's budget holds back: a person raises the budget or it never starts. */
+function waitsForBudget(state: PlanState | null, id: string): boolean {
+  return state?.budgetWait?.stageId === id;
+}
+
+/**
+ * A stage that waits its turn (for its dependencies, a free slot, or a retry's backoff) and never
+ * had a check run gets none yet: the plan's check run and the status comment list it, and its own
+ * run appears once it starts or needs a person (the budget holds it back, say). A run created for a waiting stage on the head of
+ * the moment had to be completed as superseded and created again on a later head when the stage
+ * started (two writes per non-root stage for nothing), and filled the pull request's checks list
+ * with queued runs. Nor does one when the pull request closes before it started: a run created
+ * only to say "cancelled" shows nothing the plan's does not. Plans from before loom recorded its
+ * check runs (`checkRuns` absent) keep writing them, since whether one exists is unknown.
+ */
+function waitsWithoutCheckRun(state: PlanState, id: string): boolean {
+  const stage = state.stages[id];
+  return (
+    stage !== undefined &&
+    state.checkRuns !== undefined &&
+    state.checkRuns[id] === undefined &&
+    (state.closed || (getStageCheckState(stage).status === "queued" && !waitsForBudget(state, id)))
+  );
 }
 
 /**
  * `syncCheckRun` for every stage whose check run would show something new (heartbeats included),
- * then one for the plan and `syncStatusComment` when the overview (statuses) changed. When the head
- * moved, the plan's check run and those of stages that follow the head (`followsHead`) are
- * re-created on the new head (marked `follow` when nothing else of the stage changed: the App
- * coalesces those). When the pull request closes, every stage's is written (unfinished
- * ones end cancelled). While the plan waits for approval only the plan's own check run is written
- * (an unapproved head costs one check run, not one per stage: opening pull requests is free for
- * anyone); the approval then writes every stage's.
+ * but not for one waiting without a run (`waitsWithoutCheckRun`); then one for the plan and
+ * `syncStatusComment` when the overview (statuses) changed. When the head moved, the plan's check
+ * run and those of stages that need a person (`followsHead`) are re-created on the new head
+ * (marked `follow` when nothing else of the stage changed: the App coalesces those). When the pull
+ * request closes, every stage's run is written (unfinished ones end cancelled). While the plan
+ * waits for approval only the plan's own check run is written (an unapproved head costs one check
+ * run, not one per stage: opening pull requests is free for anyone); the approval then writes
+ * every stage's that has something to show.
  */
 export function computeSyncEffects(before: PlanState | null, after: PlanState, headMoved: boolean): Effect[] {
   const prefix = getKeyPrefix(after);
@@ -71,9 +100,13 @@ export function computeSyncEffects(before: PlanState | null, after: PlanState, h
   for (const id of ids) {
     if (waiting) break;
     const changed =
-      approved || closing || describeCheckRun(before?.stages[id]) !== describeCheckRun(after.stages[id]);
+      approved ||
+      closing ||
+      waitsForBudget(before, id) !== waitsForBudget(after, id) ||
+      describeCheckRun(before?.stages[id]) !== describeCheckRun(after.stages[id]);
     const follows = headMoved && followsHead(after.stages[id]);
     if (!changed && !follows) continue;
+    if (waitsWithoutCheckRun(after, id)) continue;
     effects.push({
       type: "syncCheckRun",
       key: `${prefix}:${id}:check`,

@@ -238,15 +238,35 @@ test("a push's webhook that comes after a later push's is late: the head does no
   h = undefined;
 });
 
-test("two head moves within the follow delay move a running stage's check run once, to the last head", async () => {
+/** Stage a's run ends with failing acceptance checks: it needs a person. */
+async function failRun(harness: Harness, stageId: string): Promise<void> {
+  const dispatch = harness.fake.dispatches.find((d) => d.inputs["stage_id"] === stageId);
+  assert.ok(dispatch, `${stageId} was dispatched`);
+  harness.fake.finishRun(dispatch.runId, "failure", {
+    ...passingResult(stageId),
+    outcome: "completed-with-failures",
+    reason: "1 of 1 acceptance checks failed",
+  });
+  await harness.receive(
+    "workflow_run",
+    workflowRunPayload("completed", {
+      id: dispatch.runId,
+      displayTitle: `loom ${dispatch.inputs["key"]}`,
+      conclusion: "failure",
+    }),
+  );
+}
+
+test("two head moves within the follow delay move a stuck stage's check run once, to the last head", async () => {
   let now = Date.UTC(2026, 10, 22);
   h = await startHarness({ clock: () => now });
   h.fake.files.set("main:.github/loom.yml", "rename_plans: false\n");
   await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+  await failRun(h, "a");
   const runsOfA = () => h!.fake.checkRuns.filter((r) => r["name"] === "loom: a");
   assert.deepEqual(
-    runsOfA().map((r) => r["head_sha"]),
-    [h.headSha],
+    runsOfA().map((r) => [r["head_sha"], r["conclusion"]]),
+    [[h.headSha, "failure"]],
   );
   const [first, second] = push(h, 2);
   assert.ok(first && second);
@@ -267,12 +287,67 @@ test("two head moves within the follow delay move a running stage's check run on
   now += FOLLOW_DELAY_MS / 2;
   await h.engine.drain();
   assert.deepEqual(
-    runsOfA().map((r) => [r["head_sha"], r["status"]]),
+    runsOfA().map((r) => [r["head_sha"], r["conclusion"]]),
     [
-      [h.headSha, "completed"],
-      [second.head, "in_progress"],
+      [h.headSha, "failure"],
+      [second.head, "failure"],
     ],
     "moved once, from the first head to the last; the head between got none",
+  );
+  await h.finish();
+  h = undefined;
+});
+
+test("a running stage's check run stays where it is when the head moves, and moves to the head with its next news", async () => {
+  let now = Date.UTC(2026, 10, 22);
+  h = await startHarness({ clock: () => now });
+  h.fake.files.set("main:.github/loom.yml", "rename_plans: false\n");
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+  const runsOfA = () => h!.fake.checkRuns.filter((r) => r["name"] === "loom: a");
+  const [moved] = push(h, 1);
+  assert.ok(moved);
+  const from = h.gh.requests.length;
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", { number: 1, headSha: moved.head, before: moved.before }),
+  );
+  now += FOLLOW_DELAY_MS;
+  await h.engine.drain();
+  assert.deepEqual(
+    runsOfA().map((r) => [r["head_sha"], r["status"]]),
+    [[h.headSha, "in_progress"]],
+    "a runs on: its run is not re-created for the move alone",
+  );
+  const [aRun] = runsOfA();
+  assert.ok(aRun);
+  const checkRunWrites = h.gh.requests
+    .slice(from)
+    .filter((r) => r.method !== "GET" && r.path.includes("/check-runs"));
+  assert.ok(
+    !checkRunWrites.some((r) => r.path.endsWith(`/check-runs/${String(aRun["id"])}`)),
+    "a's run is not touched",
+  );
+  assert.deepEqual(
+    checkRunWrites.filter((r) => r.method === "POST").map((r) => (r.body as { name?: string }).name),
+    ["loom: PLAN-diamond"],
+    "only the plan's check run follows the head",
+  );
+  // The run starts on its runner: news of a, written on the head the pull request has now.
+  const dispatch = h.fake.dispatches.find((d) => d.inputs["stage_id"] === "a");
+  assert.ok(dispatch);
+  await h.receive(
+    "workflow_run",
+    workflowRunPayload("in_progress", { id: dispatch.runId, displayTitle: `loom ${dispatch.inputs["key"]}` }),
+  );
+  now += FOLLOW_DELAY_MS;
+  await h.engine.drain();
+  assert.deepEqual(
+    runsOfA().map((r) => [r["head_sha"], r["status"], r["conclusion"]]),
+    [
+      [h.headSha, "completed", "neutral"],
+      [moved.head, "in_progress", undefined],
+    ],
+    "a's run moved to the head with its news; the old one says where it went",
   );
   await h.finish();
   h = undefined;

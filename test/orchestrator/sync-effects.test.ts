@@ -11,7 +11,12 @@ const trio = makePlan([
 /** The stage ids whose check runs the latest step asks to write (`null`: the plan's). */
 const synced = (story: Story) => story.of("syncCheckRun").map((e) => e.stageId);
 
-test("when the head moves, the check runs of running and stuck stages follow it; waiting and merged ones stay", () => {
+/** The App created the stage's check run on the story's head (as it records every run it creates). */
+function created(story: Story, stageId: string, checkRunId: number): void {
+  story.send({ type: "checkRun.created", stageId, headSha: story.state.pr.headSha, checkRunId });
+}
+
+test("when the head moves, the check runs of stuck stages follow it; running, waiting and merged ones stay", () => {
   const story = new Story(
     makePlan([
       ["a", []],
@@ -21,19 +26,32 @@ test("when the head moves, the check runs of running and stuck stages follow it;
     ]),
     { settings: { maxParallel: 3 } },
   );
+  for (const [i, id] of ["a", "b", "c"].entries()) created(story, id, 10 + i);
   story.pass("a");
   story.run("b", "completed-with-failures", "failed");
+  created(story, "d", 13);
   story.send({ type: "head.moved", headSha: "9".repeat(40), before: story.state.pr.headSha });
-  assert.deepEqual(synced(story), ["b", "c", "d", null]);
+  assert.deepEqual(synced(story), ["b", null], "b needs a person; c runs, d waits for a slot, a is merged");
   assert.deepEqual(story.of("syncStatusComment"), [
     { type: "syncStatusComment", key: `${KEY}:@plan:status-comment` },
   ]);
 });
 
-test("closing the pull request writes every stage's check run, changed or not", () => {
+test("closing the pull request writes every stage's check run there is, changed or not; a stage that never had one gets none", () => {
   const story = new Story(trio, { settings: { maxParallel: 1 } });
+  created(story, "a", 10);
   story.send({ type: "plan.closed", merged: false });
-  assert.deepEqual(synced(story), ["a", "b", "c", null]);
+  assert.deepEqual(synced(story), ["a", null], "b and c never started");
+});
+
+test("a stage waiting its turn gets no check run; it gets one when it starts, and keeps it while it waits for a retry", () => {
+  const story = new Story(trio, { settings: { maxParallel: 1 } });
+  assert.deepEqual(synced(story), ["a", null], "a starts; b waits for a slot, c for a");
+  created(story, "a", 10);
+  story.run("a", "crashed");
+  assert.deepEqual(synced(story), ["a", "b", null], "a waits for its retry, with its run; b starts");
+  story.pass("b");
+  assert.ok(!synced(story).includes("c"), "c still waits for a");
 });
 
 test("a stage dropped from the plan file gets its check run written once more", () => {
@@ -68,6 +86,7 @@ test("a stage's check run is written when its retry time or its removal change",
       ["b", ["a"]],
     ]),
   );
+  created(story, "a", 10);
   story.run("a", "crashed");
   assert.deepEqual(synced(story), ["a", null]);
   story.command("cancel", "a");
@@ -111,23 +130,25 @@ test("events that neither move the head nor change the overview write no plan ch
 
 test("a sync written only because the head moved is marked follow (the App coalesces those); one with news of the stage is not", () => {
   const story = new Story(trio, { settings: { maxParallel: 3 } });
-  story.send({ type: "run.dispatched", stageId: "a", attempt: 1, runId: 11 });
-  story.send({ type: "run.started", stageId: "a", attempt: 1, runId: 11 });
+  created(story, "a", 10);
+  created(story, "b", 11);
+  story.run("a", "completed-with-failures", "failed");
   story.send({ type: "run.dispatched", stageId: "b", attempt: 1, runId: 12 });
-  story.send({ type: "run.started", stageId: "b", attempt: 1, runId: 12 });
   story.send({ type: "head.moved", headSha: "9".repeat(40), before: story.state.pr.headSha });
   const follows = (s: Story) =>
     s.of("syncCheckRun").map((e) => [e.stageId, e.type === "syncCheckRun" && e.follow === true]);
   assert.deepEqual(follows(story), [
     ["a", true],
-    ["b", true],
     [null, false],
   ]);
-  // News of the stage (its run finished) is written at once, never as a follow.
-  story.send({ type: "run.finished", stageId: "a", attempt: 1, runId: 11, outcome: "completed", detail: "" });
+  // News of the stage (a retry) is written at once, never as a follow.
+  story.command("retry", "a");
   assert.ok(
     !story
       .of("syncCheckRun")
       .some((e) => e.type === "syncCheckRun" && e.follow === true && e.stageId === "a"),
   );
+  // A running stage's news after the head moved is written too (the App moves its run to the head).
+  story.send({ type: "run.started", stageId: "b", attempt: 1, runId: 12 });
+  assert.deepEqual(synced(story), ["b"]);
 });
