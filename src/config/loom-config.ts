@@ -97,6 +97,13 @@ export const LoomConfig = z
       .string()
       .regex(/^[A-Za-z0-9_.-]{1,20}$/, "letters, digits, `_`, `.` or `-`, at most 20")
       .default("loom"),
+    /**
+     * Whether loom creates `<prefix>:skip:<stage>` and `<prefix>:block:<stage>` for every stage of
+     * a plan, so they can be picked from the label menu (two requests per stage, and two
+     * repository labels per stage id that stay). Off: only `<prefix>:hold` is created; per-stage
+     * labels still work when someone creates them, and `/loom skip|block` does the same.
+     */
+    stage_labels: z.boolean().default(false),
     /** The least repository role whose commands, buttons and labels loom obeys. */
     minimum_role: z.enum(["write", "maintain", "admin"]).default("write"),
     /** Delete stage branches once the plan is done. */
@@ -171,6 +178,7 @@ export function toSettings(config: LoomConfig): Settings {
     ...(config.budget ? { planBudgetUsd: config.budget.plan_usd } : {}),
     renamePlans: config.rename_plans,
     labelPrefix: config.label_prefix,
+    stageLabels: config.stage_labels,
     deleteBranches: config.delete_branches,
   };
 }

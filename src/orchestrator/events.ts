@@ -36,6 +36,8 @@ export type Settings = {
   heartbeatTimeoutMs: number;
   /** Prefix of loom's labels (`<prefix>:skip:<stage>` …); `loom` when absent. */
   labelPrefix?: string;
+  /** Create every stage's skip and block labels (`stage_labels`); only the hold label when absent. */
+  stageLabels?: boolean;
   /** Delete the stage branches once every stage is merged or skipped (`delete_branches`); off when absent. */
   deleteBranches?: boolean;
   /**

@@ -17,9 +17,12 @@ function describe(text: string): string {
 }
 
 /**
- * The labels a person may put on this plan's pull request: `<prefix>:hold`, then
+ * The labels loom creates for this plan: `<prefix>:hold`, then, with `stage_labels`,
  * `<prefix>:skip:<stage>` and `<prefix>:block:<stage>` for every stage still in the plan. Names
- * GitHub would refuse as too long (a long `label_prefix`) are left out.
+ * GitHub would refuse as too long (a long `label_prefix`) are left out. Without `stage_labels` the
+ * per-stage labels still steer loom when someone creates them; they are not made for every stage
+ * because they cost two requests per stage and stay in the repository's label list (shared with
+ * its issues) long after the plan.
  */
 export function listPlanLabels(state: PlanState): LabelSpec[] {
   const prefix = state.settings.labelPrefix ?? DEFAULT_LABEL_PREFIX;
@@ -30,7 +33,7 @@ export function listPlanLabels(state: PlanState): LabelSpec[] {
       description: "loom: start no new stage sessions on this pull request until removed",
     },
   ];
-  for (const id of state.order) {
+  for (const id of state.settings.stageLabels === true ? state.order : []) {
     const stage = state.stages[id];
     if (!stage || stage.removed) continue;
     labels.push(

@@ -18,8 +18,9 @@ const DIAMOND_LABELS = [
 const labelRequests = (harness: Harness) =>
   harness.gh.requests.filter((r) => r.method === "POST" && r.path.endsWith("/labels")).length;
 
-test("a new plan gets its labels created once each, after its first dispatch; a push asks for none", async () => {
+test("with stage_labels, a new plan gets its labels created once each, after its first dispatch; a push asks for none", async () => {
   h = await startHarness();
+  h.fake.files.set("main:.github/loom.yml", "stage_labels: true\n");
   await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
   assert.deepEqual(
     [...h.fake.labels.values()].map((l) => l.name),
@@ -46,10 +47,23 @@ test("a new plan gets its labels created once each, after its first dispatch; a 
 
 test("a label the repository already has (422 already_exists, any letter case) counts as made", async () => {
   h = await startHarness();
+  h.fake.files.set("main:.github/loom.yml", "stage_labels: true\n");
   h.fake.labels.set("loom:hold", { name: "LOOM:HOLD", color: "000000", description: null });
   await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
   assert.equal(h.fake.labels.get("loom:hold")?.color, "000000", "an existing label is left as it is");
   assert.equal(h.fake.labels.size, DIAMOND_LABELS.length, "and the others are still made");
+  await h.finish();
+  h = undefined;
+});
+
+test("by default only the hold label is created: per-stage labels cost two requests per stage and stay in the repository", async () => {
+  h = await startHarness();
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+  assert.deepEqual(
+    [...h.fake.labels.values()].map((l) => l.name),
+    ["loom:hold"],
+  );
+  assert.equal(labelRequests(h), 1);
   await h.finish();
   h = undefined;
 });

@@ -55,6 +55,7 @@ describe("loom:skip and loom:block labels act as documented", { timeout: 200_000
   before(async () => {
     e2e = await startE2E({
       permissions: { alice: "write", tina: "triage" },
+      loomConfig: "workflow: loom.yml\nstage_labels: true\n",
       script: scriptStages({
         first: writeFiles({ "first.txt": "one\n" }),
         extra: writeFiles({ "extra.txt": "extra\n" }),
@@ -64,8 +65,8 @@ describe("loom:skip and loom:block labels act as documented", { timeout: 200_000
     });
     pull = await e2e.openPlan({ files: { [PLAN_PATH]: PLAN } });
     await e2e.waitFor("the first stage to start", () => stagesDispatched().includes("first"));
-    // People pick labels from GitHub's menu, which offers only labels the repository has: loom
-    // creates its labels when it first sees the plan.
+    // People pick labels from GitHub's menu, which offers only labels the repository has: with
+    // `stage_labels`, loom creates its labels when it first sees the plan.
     await e2e.waitFor("loom to create the plan's labels", () =>
       LOOM_LABELS.every((name) => findLabel(e2e.emulator.state, e2e.emulator.repo(), name)),
     );

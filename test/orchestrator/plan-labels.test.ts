@@ -19,12 +19,13 @@ function answerLabels(story: Story, limit = 100): string[] {
 }
 
 describe("loom's labels are created when a plan first appears", () => {
-  it("asks for hold, then skip and block of every stage, one at a time, after the dispatches", () => {
+  it("asks for hold, then with stage_labels skip and block of every stage, one at a time, after the dispatches", () => {
     const story = new Story(
       makePlan([
         ["api", []],
         ["ui", ["api"]],
       ]),
+      { settings: { stageLabels: true } },
     );
     const types = story.effects.map((e) => e.type);
     assert.equal(types.at(-1), "ensureLabel", "labels come after everything else the step decided");
@@ -50,7 +51,7 @@ describe("loom's labels are created when a plan first appears", () => {
   });
 
   it("describes each stage label for people picking it in GitHub's label menu", () => {
-    const story = new Story(makePlan([["api", []]]));
+    const story = new Story(makePlan([["api", []]]), { settings: { stageLabels: true } });
     story.send({ type: "label.ensured", name: "loom:hold" });
     assert.deepEqual(story.of("ensureLabel")[0]?.label, {
       name: "loom:skip:api",
@@ -70,7 +71,7 @@ describe("loom's labels are created when a plan first appears", () => {
   });
 
   it("asks for the labels of stages a changed plan adds, and only those", () => {
-    const story = new Story(makePlan([["api", []]]));
+    const story = new Story(makePlan([["api", []]]), { settings: { stageLabels: true } });
     answerLabels(story);
     story.send({
       type: "plan.changed",
@@ -87,12 +88,35 @@ describe("loom's labels are created when a plan first appears", () => {
 
   it("uses the repository's label prefix and leaves out names GitHub would refuse (over 50 characters)", () => {
     const long = "x".repeat(30);
-    const story = new Story(makePlan([["api", []]]), { settings: { labelPrefix: "team-loom" } });
+    const story = new Story(makePlan([["api", []]]), {
+      settings: { labelPrefix: "team-loom", stageLabels: true },
+    });
     assert.deepEqual(answerLabels(story), ["team-loom:hold", "team-loom:skip:api", "team-loom:block:api"]);
     const longPrefix = new Story(makePlan([[long, []]]), {
-      settings: { labelPrefix: "abcdefghijklmnopqrst" },
+      settings: { labelPrefix: "abcdefghijklmnopqrst", stageLabels: true },
     });
     assert.deepEqual(answerLabels(longPrefix), ["abcdefghijklmnopqrst:hold"]);
+  });
+
+  it("without stage_labels (the default) creates only the hold label, however many stages", () => {
+    const story = new Story(
+      makePlan([
+        ["api", []],
+        ["ui", ["api"]],
+      ]),
+    );
+    assert.deepEqual(answerLabels(story), ["loom:hold"]);
+    story.send({
+      type: "plan.changed",
+      plan: makePlan(
+        [
+          ["api", []],
+          ["docs", []],
+        ],
+        "c".repeat(40),
+      ),
+    });
+    assert.deepEqual(story.of("ensureLabel"), [], "a stage the plan adds gets none either");
   });
 
   it("creates nothing for a plan waiting for approval, and starts once it is approved", () => {
