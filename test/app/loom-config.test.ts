@@ -9,6 +9,7 @@ test("a repository without .github/loom.yml gets the default settings", () => {
   assert.deepEqual(toSettings(result.config), {
     ...DEFAULT_SETTINGS,
     labelPrefix: "loom",
+    stageLabels: false,
     deleteBranches: true,
     runnerNoticeMs: 5 * 60_000,
     runnerTimeoutMs: 60 * 60_000,

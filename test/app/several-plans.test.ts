@@ -14,6 +14,9 @@ const TWIN_PATH = "doc/plans/PLAN-twin.md";
 
 test("two identical plans in one pull request get their own dispatch keys, branches and check-run names", async () => {
   h = await startHarness();
+  // Without renames: the two plans' IN_PROGRESS- commits race for the head, and the one that
+  // loses is tried again after a backoff, holding its check runs back past this test's look.
+  h.fake.files.set("main:.github/loom.yml", "rename_plans: false\n");
   // The same text (same blob SHA, same stage ids) under a second file name.
   h.fake.files.set(`${h.headSha}:${TWIN_PATH}`, DIAMOND_PLAN);
   h.fake.pullFiles.set(1, ["README.md", PLAN_PATH, TWIN_PATH]);
