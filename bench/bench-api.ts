@@ -118,10 +118,23 @@ async function measurePlan({ plan, stages, pacing, reconcileMs }: Measured): Pro
     const checkRunWrites = app.filter(
       (r) => r.operationId === "checks/create" || r.operationId === "checks/update",
     ).length;
-    // Reads of runs and heartbeats over the reconciles that ran while stages ran: with the
-    // production reconcile of 60 s, that is what a running stage costs a minute.
-    // A 304 answer to a conditional read is free (it does not count against the rate limit).
-    const runReads = app.filter((r) => RUN_READS.has(r.operationId ?? "") && r.status !== 304).length;
+    // Reads of runs and heartbeats made while the run ran, over the reconciles that ran meanwhile:
+    // with the production reconcile of 60 s, that is what a running stage costs a minute. A 304
+    // answer to a conditional read is free (it does not count against the rate limit). The reads
+    // of a run's result once it ended (list, download) happen once per stage, whatever its
+    // length: they are in the requests per stage, not in this polling rate.
+    const ended = new Map(e2e.emulator.state.runs.map((run) => [run.id, run.updatedAt]));
+    const runOfArtifact = new Map(e2e.emulator.state.artifacts.map((a) => [a.id, a.runId]));
+    const whileRunning = (r: RecordedRequest): boolean => {
+      const run = /\/actions\/runs\/(\d+)/.exec(r.path);
+      const artifact = /\/actions\/artifacts\/(\d+)/.exec(r.path);
+      const id = run ? Number(run[1]) : artifact ? runOfArtifact.get(Number(artifact[1])) : undefined;
+      const end = id === undefined ? undefined : ended.get(id);
+      return end !== undefined && r.at < end;
+    };
+    const runReads = app.filter(
+      (r) => RUN_READS.has(r.operationId ?? "") && r.status !== 304 && whileRunning(r),
+    ).length;
     const runningMs = e2e.emulator.state.runs.reduce((sum, run) => sum + (run.updatedAt - run.createdAt), 0);
     const perReconcile =
       reconcileMs === READS_RECONCILE_MS ? runReads / Math.max(1, runningMs / reconcileMs) : null;

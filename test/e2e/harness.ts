@@ -48,7 +48,7 @@ export type E2EOptions = {
    * the PostgreSQL `databaseUrl` (`e2e.appProcesses`). Its clock is real time.
    */
   appProcess?: boolean;
-  /** Run each action job from the TypeScript entry (default) or the committed bundle. */
+  /** Run each action job from the committed bundle or the TypeScript entry (default: `defaultActionEntry`). */
   entry?: "src" | "dist";
   jobTimeoutMs?: number;
   onRunnerEvent?: (event: RunnerEvent) => void;

@@ -14,6 +14,7 @@ import {
   buildActionEnv,
   readOutputs,
   startAction,
+  defaultActionEntry,
   type ActionEntry,
   type ActionExit,
   type RunningAction,
@@ -126,7 +127,7 @@ export function createStageRunner(options: StageRunnerOptions): StageRunner {
         outputs: {},
       };
     }
-    const action = startAction(options.entry ?? "src", actionEnv, workspace, timeoutMs);
+    const action = startAction(options.entry ?? defaultActionEntry(), actionEnv, workspace, timeoutMs);
     if (state) state.action = action;
     const exit = await action.done;
     if (state) state.action = null;

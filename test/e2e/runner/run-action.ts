@@ -14,6 +14,17 @@ export const ACTION_ENTRIES = {
 } as const;
 export type ActionEntry = keyof typeof ACTION_ENTRIES;
 
+/**
+ * The entry e2e runs start by default: the committed bundle, as a caller's workflow runs it
+ * (`test/action/dist-fresh.test.ts` fails when it is not what the sources build to). Loading the
+ * sources costs each job about a second of CPU more (hundreds of modules, types stripped) and each
+ * Claude Code hook the same (`hooks/*.ts` instead of `dist/hooks/*.js`): minutes of the suite.
+ * `LOOM_E2E_ENTRY=src` runs the sources, while working on them without rebuilding.
+ */
+export function defaultActionEntry(env: NodeJS.ProcessEnv = process.env): ActionEntry {
+  return env["LOOM_E2E_ENTRY"] === "src" ? "src" : "dist";
+}
+
 type ActionInput = { default?: string };
 
 /** The inputs `action/action.yml` declares, with their defaults (as the runner fills them in). */
