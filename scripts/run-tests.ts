@@ -1,0 +1,65 @@
+/**
+ * `npm run test:only`: every `test/**\/*.test.ts`, in two `node --test` runs side by side.
+ *
+ * - The folders in `SHARED` hold tests of pure code and of the App against in-process fakes: no
+ *   child processes of their own, no fixed ports, nothing global left behind. They run in one
+ *   process (`--test-isolation=none`): starting a Node process per file (loading TypeScript and
+ *   the App's modules again) cost about twice the CPU of the tests themselves, some 90 s of the
+ *   suite on two cores.
+ * - Every other file (end-to-end runs, the action, real git, real Claude Code, the stores, the
+ *   CLI) runs in its own process, two at a time, as before.
+ *
+ * Arguments are passed on to both runs (e.g. `--test-name-pattern=…`). Exits 1 when either run
+ * fails, after both have ended.
+ */
+import { spawn } from "node:child_process";
+import { globSync } from "node:fs";
+import path from "node:path";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+
+/** Test folders (under `test/`) whose files share one process. */
+export const SHARED = new Set([
+  "app",
+  "config",
+  "github",
+  "graph",
+  "knowledge",
+  "orchestrator",
+  "plan",
+  "redact",
+  "stage",
+  "status",
+]);
+
+/** Every test file, split into those sharing one process and those isolated. */
+export function partitionTests(files: string[]): { shared: string[]; isolated: string[] } {
+  const shared: string[] = [];
+  const isolated: string[] = [];
+  for (const file of files) {
+    const [top, folder] = file.split("/");
+    (top === "test" && folder !== undefined && SHARED.has(folder) ? shared : isolated).push(file);
+  }
+  return { shared, isolated };
+}
+
+function run(args: string[]): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: "inherit" });
+    child.on("close", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+async function main(): Promise<void> {
+  const extra = process.argv.slice(2);
+  const files = globSync("test/**/*.test.ts", { cwd: ROOT }).sort();
+  const { shared, isolated } = partitionTests(files);
+  const common = ["--test", "--test-timeout=180000", ...extra];
+  const codes = await Promise.all([
+    shared.length > 0 ? run([...common, "--test-isolation=none", ...shared]) : Promise.resolve(0),
+    isolated.length > 0 ? run([...common, "--test-concurrency=2", ...isolated]) : Promise.resolve(0),
+  ]);
+  process.exitCode = codes.some((code) => code !== 0) ? 1 : 0;
+}
+
+if (import.meta.main) await main();
