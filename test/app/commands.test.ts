@@ -5,9 +5,8 @@ import {
   checkSuitePayload,
   issueCommentPayload,
   pullRequestPayload,
-  workflowRunPayload,
 } from "../support/webhook-payloads.ts";
-import { startHarness } from "./loom-harness.ts";
+import { failRun, startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 import { passingResult } from "./stage-results.ts";
 
@@ -27,19 +26,7 @@ async function openWithFailedRoot(): Promise<Harness> {
   );
   const [dispatch] = harness.fake.dispatches;
   assert.ok(dispatch);
-  harness.fake.finishRun(dispatch.runId, "failure", {
-    ...passingResult("a"),
-    outcome: "completed-with-failures",
-    reason: "1 of 1 acceptance checks failed",
-  });
-  await harness.receive(
-    "workflow_run",
-    workflowRunPayload("completed", {
-      id: dispatch.runId,
-      displayTitle: `loom ${dispatch.inputs["key"]}`,
-      conclusion: "failure",
-    }),
-  );
+  await failRun(harness, dispatch, passingResult("a"));
   assert.equal(harness.fake.dispatches.length, 1, "a failed acceptance check is not retried on its own");
   return harness;
 }

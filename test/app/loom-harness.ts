@@ -205,6 +205,30 @@ export async function completeRun(
   );
 }
 
+/**
+ * The run of `dispatch` ends red: `result` (default: the stage's passing result) with one failing
+ * acceptance check, told as GitHub tells it (`completed`, conclusion failure).
+ */
+export async function failRun(
+  harness: Harness,
+  dispatch: FakeGitHub["dispatches"][number],
+  result: StageResult,
+): Promise<void> {
+  harness.fake.finishRun(dispatch.runId, "failure", {
+    ...result,
+    outcome: "completed-with-failures",
+    reason: "1 of 1 acceptance checks failed",
+  });
+  await harness.receive(
+    "workflow_run",
+    workflowRunPayload("completed", {
+      id: dispatch.runId,
+      displayTitle: `loom ${dispatch.inputs["key"]}`,
+      conclusion: "failure",
+    }),
+  );
+}
+
 /** alice presses the button `identifier` on a check run loom created, as GitHub reports the press. */
 export function pressButton(harness: Harness, run: Record<string, unknown>, identifier: string) {
   return checkRunPayload("requested_action", {

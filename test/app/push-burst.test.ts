@@ -12,7 +12,7 @@ import {
   workflowRunPayload,
 } from "../support/webhook-payloads.ts";
 import { nextSha } from "./fake-github.ts";
-import { BOT, DIAMOND_PLAN, PLAN_PATH, startHarness } from "./loom-harness.ts";
+import { BOT, DIAMOND_PLAN, failRun, PLAN_PATH, startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 import { passingResult } from "./stage-results.ts";
 
@@ -238,31 +238,14 @@ test("a push's webhook that comes after a later push's is late: the head does no
   h = undefined;
 });
 
-/** Stage a's run ends with failing acceptance checks: it needs a person. */
-async function failRun(harness: Harness, stageId: string): Promise<void> {
-  const dispatch = harness.fake.dispatches.find((d) => d.inputs["stage_id"] === stageId);
-  assert.ok(dispatch, `${stageId} was dispatched`);
-  harness.fake.finishRun(dispatch.runId, "failure", {
-    ...passingResult(stageId),
-    outcome: "completed-with-failures",
-    reason: "1 of 1 acceptance checks failed",
-  });
-  await harness.receive(
-    "workflow_run",
-    workflowRunPayload("completed", {
-      id: dispatch.runId,
-      displayTitle: `loom ${dispatch.inputs["key"]}`,
-      conclusion: "failure",
-    }),
-  );
-}
-
 test("two head moves within the follow delay move a stuck stage's check run once, to the last head", async () => {
   let now = Date.UTC(2026, 10, 22);
   h = await startHarness({ clock: () => now });
   h.fake.files.set("main:.github/loom.yml", "rename_plans: false\n");
   await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
-  await failRun(h, "a");
+  const dispatch = h.fake.dispatches.find((d) => d.inputs["stage_id"] === "a");
+  assert.ok(dispatch);
+  await failRun(h, dispatch, passingResult("a"));
   const runsOfA = () => h!.fake.checkRuns.filter((r) => r["name"] === "loom: a");
   assert.deepEqual(
     runsOfA().map((r) => [r["head_sha"], r["conclusion"]]),
