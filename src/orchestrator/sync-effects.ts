@@ -100,10 +100,7 @@ export function computeSyncEffects(before: PlanState | null, after: PlanState, h
   for (const id of ids) {
     if (waiting) break;
     const changed =
-      approved ||
-      closing ||
-      waitsForBudget(before, id) !== waitsForBudget(after, id) ||
-      describeCheckRun(before?.stages[id]) !== describeCheckRun(after.stages[id]);
+      approved || closing || describeCheckRun(before?.stages[id]) !== describeCheckRun(after.stages[id]);
     const follows = headMoved && followsHead(after.stages[id]);
     if (!changed && !follows) continue;
     if (waitsWithoutCheckRun(after, id)) continue;

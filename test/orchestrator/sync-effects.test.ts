@@ -37,6 +37,16 @@ test("when the head moves, the check runs of stuck stages follow it; running, wa
   ]);
 });
 
+test("a plan stored before loom recorded its check runs keeps writing a waiting stage's run (whether one exists is unknown)", () => {
+  const fresh = new Story(trio, { settings: { maxParallel: 1 } });
+  fresh.run("a", "crashed");
+  assert.deepEqual(synced(fresh), ["b", null], "a waits for its retry with no run recorded: none is made");
+  const legacy = new Story(trio, { settings: { maxParallel: 1 } });
+  delete legacy.state.checkRuns;
+  legacy.run("a", "crashed");
+  assert.deepEqual(synced(legacy), ["a", "b", null]);
+});
+
 test("closing the pull request writes every stage's check run there is, changed or not; a stage that never had one gets none", () => {
   const story = new Story(trio, { settings: { maxParallel: 1 } });
   created(story, "a", 10);
