@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { costReport } from "./cost-report.ts";
 import { KEY, Story, makePlan } from "./story.ts";
 
 const trio = makePlan([
@@ -45,6 +46,34 @@ test("a plan stored before loom recorded its check runs keeps writing a waiting 
   delete legacy.state.checkRuns;
   legacy.run("a", "crashed");
   assert.deepEqual(synced(legacy), ["a", "b", null]);
+});
+
+test("the stage the budget holds back gets its check run though it never started: a person must act on it", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", ["a"]],
+      ["c", ["b"]],
+    ]),
+    { settings: { planBudgetUsd: 3 } },
+  );
+  created(story, "a", 10);
+  story.send({ type: "run.dispatched", stageId: "a", attempt: 1, runId: 101 });
+  story.send({ type: "run.started", stageId: "a", attempt: 1, runId: 101 });
+  const report = costReport(2);
+  story.send({
+    type: "run.finished",
+    stageId: "a",
+    attempt: 1,
+    runId: 101,
+    outcome: "completed",
+    detail: "",
+    report,
+  });
+  story.merge("a");
+  assert.equal(story.state.budgetWait?.stageId, "b", "b at $2 more would pass the $3 budget");
+  assert.ok(synced(story).includes("b"), "b's run says why it waits");
+  assert.ok(!synced(story).includes("c"), "c waits for b: no run");
 });
 
 test("closing the pull request writes every stage's check run there is, changed or not; a stage that never had one gets none", () => {
