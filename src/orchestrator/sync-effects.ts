@@ -62,10 +62,10 @@ function waitsForBudget(state: PlanState | null, id: string): boolean {
 /**
  * A stage that waits its turn (for its dependencies, a free slot, or a retry's backoff) and never
  * had a check run gets none yet: the plan's check run and the status comment list it, and its own
- * run appears once it starts or needs a person (the budget holds it back, say). A run created for a waiting stage on the head of
- * the moment had to be completed as superseded and created again on a later head when the stage
- * started (two writes per non-root stage for nothing), and filled the pull request's checks list
- * with queued runs. Nor does one when the pull request closes before it started: a run created
+ * run appears once it starts or needs a person (the budget holds it back, say). A run created for
+ * a waiting stage on the head of the moment had to be completed as superseded and created again on
+ * a later head when the stage started (two writes per non-root stage for nothing), and filled the
+ * pull request's checks list with queued runs. Nor does one when the pull request closes before it started: a run created
  * only to say "cancelled" shows nothing the plan's does not. Plans from before loom recorded its
  * check runs (`checkRuns` absent) keep writing them, since whether one exists is unknown.
  */
@@ -85,7 +85,7 @@ function waitsWithoutCheckRun(state: PlanState, id: string): boolean {
  * `syncStatusComment` when the overview (statuses) changed. When the head moved, the plan's check
  * run and those of stages that need a person (`followsHead`) are re-created on the new head
  * (marked `follow` when nothing else of the stage changed: the App coalesces those). When the pull
- * request closes, every stage's run is written (unfinished ones end cancelled). While the plan
+ * request closes, every run a stage has is written (unfinished ones end cancelled). While the plan
  * waits for approval only the plan's own check run is written (an unapproved head costs one check
  * run, not one per stage: opening pull requests is free for anyone); the approval then writes
  * every stage's that has something to show.

@@ -184,6 +184,19 @@ export async function loadInstance(
   return { probot, engine };
 }
 
+/** The `workflow_run` webhook GitHub sends for the run of `dispatch` (its title carries loom's key). */
+export function runWebhook(
+  dispatch: FakeGitHub["dispatches"][number],
+  action: "in_progress" | "completed",
+  conclusion?: "success" | "failure",
+) {
+  return workflowRunPayload(action, {
+    id: dispatch.runId,
+    displayTitle: `loom ${dispatch.inputs["key"]}`,
+    ...(conclusion === undefined ? {} : { conclusion }),
+  });
+}
+
 /**
  * The run of `dispatch` ends green with `result` (its `loom-result`), told as GitHub tells it: the
  * run's `in_progress` and `completed` webhooks, each processed before this returns.
@@ -194,20 +207,13 @@ export async function completeRun(
   result: StageResult,
 ): Promise<void> {
   harness.fake.finishRun(dispatch.runId, "success", result);
-  const title = `loom ${dispatch.inputs["key"]}`;
-  await harness.receive(
-    "workflow_run",
-    workflowRunPayload("in_progress", { id: dispatch.runId, displayTitle: title }),
-  );
-  await harness.receive(
-    "workflow_run",
-    workflowRunPayload("completed", { id: dispatch.runId, displayTitle: title }),
-  );
+  await harness.receive("workflow_run", runWebhook(dispatch, "in_progress"));
+  await harness.receive("workflow_run", runWebhook(dispatch, "completed"));
 }
 
 /**
- * The run of `dispatch` ends red: `result` (default: the stage's passing result) with one failing
- * acceptance check, told as GitHub tells it (`completed`, conclusion failure).
+ * The run of `dispatch` ends red: `result` with one failing acceptance check, told as GitHub tells
+ * it (`completed`, conclusion failure).
  */
 export async function failRun(
   harness: Harness,
@@ -219,14 +225,7 @@ export async function failRun(
     outcome: "completed-with-failures",
     reason: "1 of 1 acceptance checks failed",
   });
-  await harness.receive(
-    "workflow_run",
-    workflowRunPayload("completed", {
-      id: dispatch.runId,
-      displayTitle: `loom ${dispatch.inputs["key"]}`,
-      conclusion: "failure",
-    }),
-  );
+  await harness.receive("workflow_run", runWebhook(dispatch, "completed", "failure"));
 }
 
 /** alice presses the button `identifier` on a check run loom created, as GitHub reports the press. */

@@ -5,14 +5,9 @@ import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import { createMetrics } from "../../app/metrics/create-metrics.ts";
 import type { LoomMetrics } from "../../app/metrics/create-metrics.ts";
 import type { PlanState } from "../../src/orchestrator/state.ts";
-import {
-  delivery,
-  issueCommentPayload,
-  pullRequestPayload,
-  workflowRunPayload,
-} from "../support/webhook-payloads.ts";
+import { delivery, issueCommentPayload, pullRequestPayload } from "../support/webhook-payloads.ts";
 import { nextSha } from "./fake-github.ts";
-import { BOT, DIAMOND_PLAN, failRun, PLAN_PATH, startHarness } from "./loom-harness.ts";
+import { BOT, DIAMOND_PLAN, failRun, PLAN_PATH, runWebhook, startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 import { passingResult } from "./stage-results.ts";
 
@@ -170,10 +165,7 @@ async function finishRun(harness: Harness, stageId: string): Promise<void> {
   const dispatch = harness.fake.dispatches.find((d) => d.inputs["stage_id"] === stageId);
   assert.ok(dispatch, `${stageId} was dispatched`);
   harness.fake.finishRun(dispatch.runId, "success", passingResult(stageId));
-  await harness.receive(
-    "workflow_run",
-    workflowRunPayload("completed", { id: dispatch.runId, displayTitle: `loom ${dispatch.inputs["key"]}` }),
-  );
+  await harness.receive("workflow_run", runWebhook(dispatch, "completed"));
 }
 
 test("loom's own merges pushed in a burst are each judged: an approved plan stays approved", async () => {
@@ -318,10 +310,7 @@ test("a running stage's check run stays where it is when the head moves, and mov
   // The run starts on its runner: news of a, written on the head the pull request has now.
   const dispatch = h.fake.dispatches.find((d) => d.inputs["stage_id"] === "a");
   assert.ok(dispatch);
-  await h.receive(
-    "workflow_run",
-    workflowRunPayload("in_progress", { id: dispatch.runId, displayTitle: `loom ${dispatch.inputs["key"]}` }),
-  );
+  await h.receive("workflow_run", runWebhook(dispatch, "in_progress"));
   now += FOLLOW_DELAY_MS;
   await h.engine.drain();
   assert.deepEqual(

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import { pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
-import { DIAMOND_PLAN, startHarness } from "./loom-harness.ts";
+import { pullRequestPayload } from "../support/webhook-payloads.ts";
+import { DIAMOND_PLAN, runWebhook, startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 import { passingResult } from "./stage-results.ts";
 
@@ -113,10 +113,7 @@ async function startRoot(harness: Harness): Promise<number> {
   );
   const [dispatch] = harness.fake.dispatches;
   assert.ok(dispatch);
-  await harness.receive(
-    "workflow_run",
-    workflowRunPayload("in_progress", { id: dispatch.runId, displayTitle: `loom ${dispatch.inputs["key"]}` }),
-  );
+  await harness.receive("workflow_run", runWebhook(dispatch, "in_progress"));
   return dispatch.runId;
 }
 
@@ -194,18 +191,8 @@ test("a retry coming due reads nothing from GitHub, though another stage is runn
   await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
   const [a, b] = ["a", "b"].map((id) => h?.fake.dispatches.find((d) => d.inputs["stage_id"] === id));
   assert.ok(a && b, "two roots dispatched");
-  await h.receive(
-    "workflow_run",
-    workflowRunPayload("in_progress", { id: b.runId, displayTitle: `loom ${b.inputs["key"]}` }),
-  );
-  await h.receive(
-    "workflow_run",
-    workflowRunPayload("completed", {
-      id: a.runId,
-      displayTitle: `loom ${a.inputs["key"]}`,
-      conclusion: "failure",
-    }),
-  );
+  await h.receive("workflow_run", runWebhook(b, "in_progress"));
+  await h.receive("workflow_run", runWebhook(a, "completed", "failure"));
   const runReads = () =>
     h?.gh.requests.filter((r) => r.method === "GET" && r.path.includes("/actions/runs/")).length ?? 0;
   const before = runReads();

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import { readStoredPlan } from "../../app/engine/stored-plan.ts";
-import { pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
-import { completeRun, startHarness } from "./loom-harness.ts";
+import { pullRequestPayload } from "../support/webhook-payloads.ts";
+import { completeRun, runWebhook, startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 import { passingResult } from "./stage-results.ts";
 
@@ -56,10 +56,7 @@ test("a repeated completed webhook for a run loom already read does not download
     ).length;
   const before = artifactReads();
   assert.ok(before > 0, "the first completed webhook read the run's artifacts");
-  await h.receive(
-    "workflow_run",
-    workflowRunPayload("completed", { id: dispatch.runId, displayTitle: `loom ${dispatch.inputs["key"]}` }),
-  );
+  await h.receive("workflow_run", runWebhook(dispatch, "completed"));
   assert.equal(artifactReads(), before);
   assert.equal(h.fake.merges.length, 1, "and nothing is merged twice");
   await h.finish();
@@ -215,14 +212,7 @@ test("a completed webhook that says the run failed is believed (no artifacts: cr
   h = await openDiamond();
   const dispatch = h.fake.dispatches.find((d) => d.inputs["stage_id"] === "a");
   assert.ok(dispatch);
-  await h.receive(
-    "workflow_run",
-    workflowRunPayload("completed", {
-      id: dispatch.runId,
-      displayTitle: `loom ${dispatch.inputs["key"]}`,
-      conclusion: "failure",
-    }),
-  );
+  await h.receive("workflow_run", runWebhook(dispatch, "completed", "failure"));
   const [plan] = await h.store.listPlansForPull("acme", "widgets", 1);
   assert.ok(plan);
   const session = readStoredPlan(plan).state.stages["a"]?.sessions[0];

@@ -7,20 +7,7 @@ const cost = costReport;
 
 /** Stage `id` runs, completes having cost `usd` and merges. */
 function passWithCost(story: Story, id: string, usd: number): void {
-  const attempt = story.attemptOf(id);
-  const runId = 100 + attempt;
-  story.send({ type: "run.dispatched", stageId: id, attempt, runId });
-  story.send({ type: "run.started", stageId: id, attempt, runId });
-  story.send({
-    type: "run.finished",
-    stageId: id,
-    attempt,
-    runId,
-    outcome: "completed",
-    detail: "",
-    report: cost(usd),
-  });
-  story.merge(id);
+  story.pass(id, cost(usd));
 }
 
 function raise(story: Story, amountUsd?: number) {

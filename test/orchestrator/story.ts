@@ -2,6 +2,7 @@ import { DEFAULT_SETTINGS } from "../../src/orchestrator/events.ts";
 import type { OrchestratorEvent, PlanSpec, Settings } from "../../src/orchestrator/events.ts";
 import type { Effect } from "../../src/orchestrator/effects.ts";
 import type { PlanState, StageState } from "../../src/orchestrator/state.ts";
+import type { SessionReport } from "../../src/orchestrator/session-report.ts";
 import { step } from "../../src/orchestrator/step.ts";
 
 export const BLOB_SHA = "b10b5ha0123456789abcdef0123456789abcdef0";
@@ -101,17 +102,26 @@ export class Story {
     return session.attempt;
   }
 
-  /** The app reports the dispatch, the run starting and finishing with `outcome`. */
+  /** The app reports the dispatch, the run starting and finishing with `outcome` (and `report`). */
   run(
     id: string,
     outcome: Extract<OrchestratorEvent, { type: "run.finished" }>["outcome"],
     detail = "",
+    report?: SessionReport,
   ): Effect[] {
     const attempt = this.attemptOf(id);
     const runId = 1000 * attempt + id.length;
     this.send({ type: "run.dispatched", stageId: id, attempt, runId });
     this.send({ type: "run.started", stageId: id, attempt, runId });
-    return this.send({ type: "run.finished", stageId: id, attempt, runId, outcome, detail });
+    return this.send({
+      type: "run.finished",
+      stageId: id,
+      attempt,
+      runId,
+      outcome,
+      detail,
+      ...(report === undefined ? {} : { report }),
+    });
   }
 
   merge(
@@ -127,9 +137,9 @@ export class Story {
     });
   }
 
-  /** A stage run that completes and merges cleanly. */
-  pass(id: string): Effect[] {
-    this.run(id, "completed");
+  /** A stage run that completes (reporting `report`, e.g. its cost) and merges cleanly. */
+  pass(id: string, report?: SessionReport): Effect[] {
+    this.run(id, "completed", "", report);
     return this.merge(id);
   }
 

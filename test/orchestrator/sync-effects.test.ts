@@ -58,19 +58,7 @@ test("the stage the budget holds back gets its check run though it never started
     { settings: { planBudgetUsd: 3 } },
   );
   created(story, "a", 10);
-  story.send({ type: "run.dispatched", stageId: "a", attempt: 1, runId: 101 });
-  story.send({ type: "run.started", stageId: "a", attempt: 1, runId: 101 });
-  const report = costReport(2);
-  story.send({
-    type: "run.finished",
-    stageId: "a",
-    attempt: 1,
-    runId: 101,
-    outcome: "completed",
-    detail: "",
-    report,
-  });
-  story.merge("a");
+  story.pass("a", costReport(2));
   assert.equal(story.state.budgetWait?.stageId, "b", "b at $2 more would pass the $3 budget");
   assert.ok(synced(story).includes("b"), "b's run says why it waits");
   assert.ok(!synced(story).includes("c"), "c waits for b: no run");
