@@ -78,7 +78,9 @@ async function main(): Promise<number> {
     print(
       `\n${e2e.emulator.requests.length} API requests, ${violations} invalid against GitHub's OpenAPI description.`,
     );
-    return plan.conclusion === "success" && violations === 0 ? 0 : 1;
+    const runnerErrors = e2e.emulator.runnerErrors;
+    for (const error of runnerErrors) print(`runner error: ${error}`);
+    return plan.conclusion === "success" && violations === 0 && runnerErrors.length === 0 ? 0 : 1;
   } finally {
     timeline.stop();
     await e2e.close();

@@ -32,7 +32,13 @@ export const SHARED = new Set([
   "status",
 ]);
 
-/** Every test file, split into those sharing one process and those isolated. */
+/**
+ * Folders of long end-to-end runs (a minute or more a file on a slow machine): their files start
+ * first, so the run does not end on one of them with the other core idle.
+ */
+export const LONG_FIRST = ["e2e", "security", "publish"];
+
+/** Every test file, split into those sharing one process and those isolated (long folders first). */
 export function partitionTests(files: string[]): { shared: string[]; isolated: string[] } {
   const shared: string[] = [];
   const isolated: string[] = [];
@@ -40,6 +46,12 @@ export function partitionTests(files: string[]): { shared: string[]; isolated: s
     const [top, folder] = file.split("/");
     (top === "test" && folder !== undefined && SHARED.has(folder) ? shared : isolated).push(file);
   }
+  const rank = (file: string): number => {
+    const at = LONG_FIRST.indexOf(file.split("/")[1] ?? "");
+    return at === -1 ? LONG_FIRST.length : at;
+  };
+  // Array.prototype.sort is stable: files keep their order within a rank.
+  isolated.sort((a, b) => rank(a) - rank(b));
   return { shared, isolated };
 }
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { describe, it, before } from "node:test";
 import { ROOT } from "./npm-start.ts";
+import { CLASH_RESOLVED } from "./sample-plans.ts";
 
 /** `npm run demo` as the README shows it, on a terminal that takes colours (FORCE_COLOR=1). */
 function runDemo(): Promise<{ code: number | null; out: string }> {
@@ -57,6 +58,29 @@ describe("npm run demo, as the README shows it", { timeout: 300_000 }, () => {
     const green = (text: string) => `\u001b[32m${text}\u001b[39m`;
     assert.ok(out.includes(green("completed, merged")), "merged stages in green");
     assert.ok(out.includes(green("success")), "a successful check run in green");
+  });
+
+  it("shows the second of the two parallel merges conflict, a merge session for that stage, then its merge", () => {
+    const conflict = /merge conflict \(409\) loom\/pr-1\/PLAN-clash\/(left|right) → feature\/plan\n/.exec(
+      plain,
+    );
+    assert.ok(conflict, plain);
+    const stage = conflict[1] ?? "";
+    const after = plain.slice(conflict.index);
+    const session = after.indexOf(`loom dispatched stage ${stage}, attempt 2 (merge session)`);
+    const merged = after.indexOf(`merged loom/pr-1/PLAN-clash/${stage} → feature/plan`);
+    assert.ok(session > 0, "a merge session was dispatched for the conflicting stage");
+    assert.ok(merged > session, "the stage merged after its merge session");
+    assert.match(
+      plain,
+      new RegExp(`\\n {2}${stage}\\s+completed, merged\\s+2\\s`),
+      "two sessions of that stage",
+    );
+  });
+
+  it("ends with both values resolved on the pull request's branch, and no runner error", () => {
+    assert.ok(plain.includes(`feature/plan:settings.txt now reads:\n${CLASH_RESOLVED}`), plain);
+    assert.doesNotMatch(plain, /runner error/);
   });
 
   it("lists the files the pull request now changes, the plan archived as DONE-PLAN-clash.md", () => {

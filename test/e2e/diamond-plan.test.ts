@@ -39,9 +39,6 @@ describe(
     let pull: PullRecord;
     before(async () => {
       e2e = await startE2E({
-        // The TypeScript sources, as `LOOM_E2E_ENTRY=src` runs every e2e test (the others run the
-        // committed bundle, as a caller's workflow does): both entries stay working.
-        entry: "src",
         script: scriptStages({
           a: writeFiles({ "a.txt": "alpha\n" }),
           b: writeFiles({ "b.txt": "beta\n" }),

@@ -25,6 +25,7 @@ export type MergeResult = { type: "merged"; sha: string } | { type: "conflict"; 
 /** A bare repository on disk, driven with the real git CLI. `now` stamps commits (the emulator's clock). */
 export type GitRepo = ReturnType<typeof createGitRepo>;
 
+const FULL_SHA = /^[0-9a-f]{40}$/;
 const DEFAULT_PERSON: Person = { name: "emulator", email: "emulator@example.invalid" };
 
 export function createGitRepo(dir: string, now: () => number) {
@@ -40,33 +41,83 @@ export function createGitRepo(dir: string, now: () => number) {
     };
   };
 
+  // Answers git gives again and again while a plan runs (the harness polls check runs, every API
+  // request reads a branch): each `git` a test process starts costs it 10–20 ms of CPU. Refs are
+  // remembered until something may move one (`forgetRefs`, bumping `generation`); what a commit SHA
+  // names (its history, its fields, its ancestors) never changes.
+  const refs = new Map<string, string | null>();
+  const immutable = new Map<string, unknown>();
+  let generation = 0;
+  const remember = async <T>(key: string, read: () => Promise<T>): Promise<T> => {
+    if (immutable.has(key)) return structuredClone(immutable.get(key) as T);
+    const value = await read();
+    immutable.set(key, structuredClone(value));
+    return value;
+  };
+  const readCommitOf = async (sha: string): Promise<CommitInfo> => {
+    const format = "%H%n%T%n%P%n%an%n%ae%n%aI%n%cn%n%ce%n%cI%n%B";
+    const out = await runGitOk(dir, ["log", "-1", `--format=${format}`, sha]);
+    const [h = "", t = "", p = "", an = "", ae = "", ad = "", cn = "", ce = "", cd = "", ...body] =
+      out.split("\n");
+    return {
+      sha: h,
+      tree: t,
+      parents: p.split(" ").filter(Boolean),
+      message: body.join("\n").trimEnd(),
+      author: { name: an, email: ae, date: ad },
+      committer: { name: cn, email: ce, date: cd },
+    };
+  };
+
   const repo = {
     dir,
     async init(defaultBranch: string): Promise<void> {
+      repo.forgetRefs();
       await mkdir(dir, { recursive: true });
       await runGitOk(dir, ["init", "--bare", "--quiet", `--initial-branch=${defaultBranch}`]);
       await runGitOk(dir, ["config", "uploadpack.allowAnySHA1InWant", "true"]);
     },
+    /** Refs may have moved outside these functions (a push through `git http-backend`, a fetch into a ref). */
+    forgetRefs(): void {
+      generation++;
+      refs.clear();
+    },
     /** The commit a ref, branch or sha names; null when there is none. */
     async resolve(name: string): Promise<string | null> {
+      const known = refs.get(name);
+      if (known !== undefined) return known;
+      const started = generation;
       const result = await runGit(dir, ["rev-parse", "--verify", "--quiet", `${name}^{commit}`]);
-      return result.code === 0 ? result.stdout.trim() : null;
+      const sha = result.code === 0 ? result.stdout.trim() : null;
+      // Not when a ref may have moved meanwhile; a commit SHA not (yet) here may arrive with a push.
+      if (started === generation && !(sha === null && FULL_SHA.test(name))) refs.set(name, sha);
+      return sha;
     },
     async readBranch(branch: string): Promise<string | null> {
       return repo.resolve(`refs/heads/${branch}`);
     },
     /** Whether `sha` is a commit (or a `kind` object) in this repository. */
     async objectExists(sha: string, kind: "commit" | "tree" = "commit"): Promise<boolean> {
-      return (await runGit(dir, ["cat-file", "-e", `${sha}^{${kind}}`])).code === 0;
+      const key = `exists ${sha} ${kind}`;
+      if (immutable.has(key)) return true;
+      const exists = (await runGit(dir, ["cat-file", "-e", `${sha}^{${kind}}`])).code === 0;
+      if (exists && FULL_SHA.test(sha)) immutable.set(key, true);
+      return exists;
     },
     /** Sets `ref` to `sha` when it still points at `expected` ("" = must not exist). False when it moved. */
     async updateRef(ref: string, sha: string, expected?: string): Promise<boolean> {
       const args = ["update-ref", ref, sha];
       if (expected !== undefined) args.push(expected === "" ? "0".repeat(40) : expected);
-      return (await runGit(dir, args)).code === 0;
+      repo.forgetRefs();
+      const moved = (await runGit(dir, args)).code === 0;
+      repo.forgetRefs();
+      return moved;
     },
     async deleteRef(ref: string): Promise<boolean> {
-      return (await runGit(dir, ["update-ref", "-d", ref])).code === 0;
+      repo.forgetRefs();
+      const deleted = (await runGit(dir, ["update-ref", "-d", ref])).code === 0;
+      repo.forgetRefs();
+      return deleted;
     },
     async listBranches(): Promise<Map<string, string>> {
       const out = await runGitOk(dir, [
@@ -82,7 +133,11 @@ export function createGitRepo(dir: string, now: () => number) {
       return branches;
     },
     async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
-      return (await runGit(dir, ["merge-base", "--is-ancestor", ancestor, descendant])).code === 0;
+      const read = async () =>
+        (await runGit(dir, ["merge-base", "--is-ancestor", ancestor, descendant])).code === 0;
+      return FULL_SHA.test(ancestor) && FULL_SHA.test(descendant)
+        ? remember(`ancestor ${ancestor} ${descendant}`, read)
+        : read();
     },
     async mergeBase(a: string, b: string): Promise<string | null> {
       const result = await runGit(dir, ["merge-base", a, b]);
@@ -95,23 +150,17 @@ export function createGitRepo(dir: string, now: () => number) {
       return { ahead: Number(ahead), behind: Number(behind) };
     },
     async readCommit(sha: string): Promise<CommitInfo> {
-      const format = "%H%n%T%n%P%n%an%n%ae%n%aI%n%cn%n%ce%n%cI%n%B";
-      const out = await runGitOk(dir, ["log", "-1", `--format=${format}`, sha]);
-      const [h = "", t = "", p = "", an = "", ae = "", ad = "", cn = "", ce = "", cd = "", ...body] =
-        out.split("\n");
-      return {
-        sha: h,
-        tree: t,
-        parents: p.split(" ").filter(Boolean),
-        message: body.join("\n").trimEnd(),
-        author: { name: an, email: ae, date: ad },
-        committer: { name: cn, email: ce, date: cd },
-      };
+      return FULL_SHA.test(sha) ? remember(`commit ${sha}`, () => readCommitOf(sha)) : readCommitOf(sha);
     },
     async listCommits(from: string | null, to: string, limit = 250): Promise<string[]> {
-      const range = from ? `${from}..${to}` : to;
-      const out = await runGitOk(dir, ["rev-list", `--max-count=${limit}`, "--reverse", range]);
-      return out.split("\n").filter(Boolean);
+      const read = async () => {
+        const range = from ? `${from}..${to}` : to;
+        const out = await runGitOk(dir, ["rev-list", `--max-count=${limit}`, "--reverse", range]);
+        return out.split("\n").filter(Boolean);
+      };
+      return (from === null || FULL_SHA.test(from)) && FULL_SHA.test(to)
+        ? remember(`commits ${from} ${to} ${limit}`, read)
+        : read();
     },
     async readBlob(ref: string, file: string): Promise<Buffer | null> {
       return runGitBytes(dir, ["cat-file", "blob", `${ref}:${file}`]);

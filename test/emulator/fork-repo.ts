@@ -60,6 +60,7 @@ export async function exposePullHead(
     fork.git.dir,
     `+${sha}:refs/pull/${number}/head`,
   ]);
+  base.git.forgetRefs();
 }
 
 /** Whether `login` (who a token acts as) is kept out of `repo`: the App and job tokens, on a fork. */

@@ -88,6 +88,7 @@ export async function serveGit(core: Core, request: CgiRequest): Promise<Reply |
   const pathInfo = `/${path.basename(repo.git.dir)}${match[3] ?? ""}`;
   const reply = parseCgi(await runBackend(path.dirname(repo.git.dir), pathInfo, request));
   if (before) {
+    repo.git.forgetRefs();
     const after = await repo.git.listBranches();
     for (const [branch, sha] of after) {
       const old = before.get(branch);

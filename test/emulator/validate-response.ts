@@ -1,4 +1,7 @@
-import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
@@ -17,7 +20,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
   addFormatsModule) as typeof addFormatsModule.default;
 const ajv = new Ajv({ strict: false, allErrors: true });
 addFormats(ajv);
-const validators = new Map<string, ValidateFunction>();
+const validators = new Map<string, ValidateFunction | null>();
 const DOCUMENT = fileURLToPath(
   new URL("../../node_modules/@octokit/openapi/generated/api.github.com.deref.json", import.meta.url),
 );
@@ -28,16 +31,73 @@ type Description = {
     { post?: { requestBody?: { content?: Record<string, { schema?: Schema }> } } }
   >;
 };
-let description: Description | undefined;
 
-/** The full description (73 MB) is read only when something is checked, once per process. */
-function loadDescription(): Description {
-  description ??= JSON.parse(readFileSync(DOCUMENT, "utf8")) as Description;
-  return description;
+/**
+ * The schemas answers and webhooks are checked against, one file each, in a folder of the temp
+ * directory named after the description's size and time: parsing the 73 MB description cost every
+ * test process that starts the emulator 1.5–3 s of CPU. The first process to need a schema writes
+ * them all (10 MB of answers, 13 MB of webhooks); the others read only those they check.
+ */
+let schemaDir: string | undefined;
+
+function schemaFolder(): string {
+  if (schemaDir !== undefined) return schemaDir;
+  const stat = statSync(DOCUMENT);
+  const folder = join(tmpdir(), `loom-openapi-schemas-${stat.size}-${Math.floor(stat.mtimeMs)}`);
+  if (!existsSync(join(folder, COMPLETE))) writeSchemaFolder(folder);
+  schemaDir = folder;
+  return folder;
 }
 
-function loadPaths(): Description["paths"] {
-  return loadDescription().paths;
+const COMPLETE = "complete";
+
+function fileOf(key: string): string {
+  return `${createHash("sha1").update(key).digest("hex")}.json`;
+}
+
+function responseKey(template: string, method: string, status: number): string {
+  return `response ${method.toLowerCase()} ${template} ${status}`;
+}
+
+/** Writes every 2xx JSON answer schema and every webhook schema, aside and then renamed into place. */
+function writeSchemaFolder(folder: string): void {
+  const description = JSON.parse(readFileSync(DOCUMENT, "utf8")) as Description;
+  const temporary = `${folder}.${process.pid}.tmp`;
+  rmSync(temporary, { recursive: true, force: true });
+  mkdirSync(temporary, { recursive: true });
+  for (const [template, item] of Object.entries(description.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const schema = response.content?.["application/json"]?.schema;
+        if (schema === undefined || Number(status) >= 300) continue;
+        const key = responseKey(template, method, Number(status));
+        writeFileSync(join(temporary, fileOf(key)), JSON.stringify(schema));
+      }
+    }
+  }
+  for (const [name, hook] of Object.entries(description["x-webhooks"])) {
+    const schema = hook.post?.requestBody?.content?.["application/json"]?.schema;
+    if (schema !== undefined)
+      writeFileSync(join(temporary, fileOf(`webhook ${name}`)), JSON.stringify(schema));
+  }
+  writeFileSync(join(temporary, COMPLETE), "");
+  try {
+    renameSync(temporary, folder);
+  } catch (error) {
+    // Another process finished first (its folder is complete): keep it.
+    rmSync(temporary, { recursive: true, force: true });
+    if (!existsSync(join(folder, COMPLETE))) throw error;
+  }
+}
+
+/** The schema stored under `key`, or undefined when the description has none. */
+function readSchema(key: string): Schema | undefined {
+  try {
+    return JSON.parse(readFileSync(join(schemaFolder(), fileOf(key)), "utf8")) as Schema;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
 }
 
 /**
@@ -47,12 +107,11 @@ function loadPaths(): Description["paths"] {
  */
 export function validateWebhook(event: string, action: string, payload: unknown): string[] {
   const name = `${event}-${action}`.replaceAll("_", "-");
-  const schema =
-    loadDescription()["x-webhooks"][name]?.post?.requestBody?.content?.["application/json"]?.schema;
-  if (!schema) throw new Error(`GitHub's description has no webhook ${name}`);
   const key = `webhook ${name}`;
   let validate = validators.get(key);
   if (!validate) {
+    const schema = readSchema(key);
+    if (!schema) throw new Error(`GitHub's description has no webhook ${name}`);
     validate = ajv.compile(dropBareNullable(schema));
     validators.set(key, validate);
   }
@@ -66,15 +125,14 @@ export function validateWebhook(event: string, action: string, payload: unknown)
 export function validateResponse(method: string, pathname: string, status: number, body: unknown): string[] {
   const found = findOperation(method, pathname);
   if ("error" in found) return [];
-  const responses = loadPaths()[found.template]?.[method.toLowerCase()]?.responses ?? {};
-  const schema = responses[String(status)]?.content?.["application/json"]?.schema;
-  if (!schema) return [];
-  const key = `${found.operation.operationId} ${status}`;
+  const key = responseKey(found.template, method, status);
   let validate = validators.get(key);
-  if (!validate) {
-    validate = ajv.compile(dropBareNullable(schema));
+  if (validate === undefined) {
+    const schema = readSchema(key);
+    validate = schema === undefined ? null : ajv.compile(dropBareNullable(schema));
     validators.set(key, validate);
   }
+  if (validate === null) return [];
   if (validate(body)) return [];
   return (validate.errors ?? [])
     .filter((e) => !(e.keyword === "enum" && valueAt(body, e.instancePath) === null))

@@ -26,5 +26,24 @@ test("a folder is shared by its exact name, not by a prefix", () => {
     "test/app/deep/d.test.ts",
   ]);
   assert.deepEqual(shared, ["test/app/a.test.ts", "test/app/deep/d.test.ts"]);
-  assert.deepEqual(isolated, ["test/apple/b.test.ts", "test/e2e/c.test.ts"]);
+  assert.deepEqual(isolated, ["test/e2e/c.test.ts", "test/apple/b.test.ts"]);
+});
+
+test("isolated files of the long end-to-end folders start first, each folder in its own order", () => {
+  const { isolated } = partitionTests([
+    "test/action/a.test.ts",
+    "test/e2e/b.test.ts",
+    "test/publish/c.test.ts",
+    "test/cli/d.test.ts",
+    "test/e2e/e.test.ts",
+    "test/security/f.test.ts",
+  ]);
+  assert.deepEqual(isolated, [
+    "test/e2e/b.test.ts",
+    "test/e2e/e.test.ts",
+    "test/security/f.test.ts",
+    "test/publish/c.test.ts",
+    "test/action/a.test.ts",
+    "test/cli/d.test.ts",
+  ]);
 });
