@@ -7,7 +7,9 @@
  *   the App's modules again) cost about twice the CPU of the tests themselves, some 90 s of the
  *   suite on two cores.
  * - Every other file (end-to-end runs, the action, real git, real Claude Code, the stores, the
- *   CLI) runs in its own process, two at a time, as before.
+ *   CLI) runs in its own process, three at a time (`ISOLATED_CONCURRENCY`): many of them wait on
+ *   real time (heartbeats going stale, sessions, a second App process starting), and a third file
+ *   fills those waits on two cores.
  *
  * Arguments are passed on to both runs (e.g. `--test-name-pattern=…`). Exits 1 when either run
  * fails, after both have ended.
@@ -17,6 +19,9 @@ import { globSync } from "node:fs";
 import path from "node:path";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
+
+/** Isolated test files running at once. */
+export const ISOLATED_CONCURRENCY = 3;
 
 /** Test folders (under `test/`) whose files share one process. */
 export const SHARED = new Set([
@@ -69,7 +74,9 @@ async function main(): Promise<void> {
   const common = ["--test", "--test-timeout=180000", ...extra];
   const codes = await Promise.all([
     shared.length > 0 ? run([...common, "--test-isolation=none", ...shared]) : Promise.resolve(0),
-    isolated.length > 0 ? run([...common, "--test-concurrency=2", ...isolated]) : Promise.resolve(0),
+    isolated.length > 0
+      ? run([...common, `--test-concurrency=${ISOLATED_CONCURRENCY}`, ...isolated])
+      : Promise.resolve(0),
   ]);
   process.exitCode = codes.some((code) => code !== 0) ? 1 : 0;
 }

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { runGit, runGitBytes, runGitOk } from "./run-git.ts";
@@ -69,6 +69,22 @@ export function createGitRepo(dir: string, now: () => number) {
     };
   };
 
+  const revParse = async (name: string): Promise<string | null> => {
+    const result = await runGit(dir, ["rev-parse", "--verify", "--quiet", `${name}^{commit}`]);
+    return result.code === 0 ? result.stdout.trim() : null;
+  };
+  // A branch read from the repository's files as git keeps them (a loose ref, else `packed-refs`),
+  // without starting git; anything unusual (a symbolic ref) is left to `git rev-parse`.
+  const readBranchRef = async (ref: string): Promise<string | null> => {
+    if (ref.split("/").some((part) => part === "" || part.startsWith("."))) return revParse(ref);
+    const loose = await readFile(path.join(dir, ref), "utf8").catch(() => null);
+    if (loose !== null) return FULL_SHA.test(loose.trim()) ? loose.trim() : revParse(ref);
+    const packed = await readFile(path.join(dir, "packed-refs"), "utf8").catch(() => "");
+    const line = packed.split("\n").find((entry) => entry.endsWith(` ${ref}`));
+    const sha = line?.slice(0, 40);
+    return sha !== undefined && FULL_SHA.test(sha) ? sha : null;
+  };
+
   const repo = {
     dir,
     async init(defaultBranch: string): Promise<void> {
@@ -87,8 +103,7 @@ export function createGitRepo(dir: string, now: () => number) {
       const known = refs.get(name);
       if (known !== undefined) return known;
       const started = generation;
-      const result = await runGit(dir, ["rev-parse", "--verify", "--quiet", `${name}^{commit}`]);
-      const sha = result.code === 0 ? result.stdout.trim() : null;
+      const sha = name.startsWith("refs/heads/") ? await readBranchRef(name) : await revParse(name);
       // Not when a ref may have moved meanwhile; a commit SHA not (yet) here may arrive with a push.
       if (started === generation && !(sha === null && FULL_SHA.test(name))) refs.set(name, sha);
       return sha;
@@ -163,7 +178,10 @@ export function createGitRepo(dir: string, now: () => number) {
         : read();
     },
     async readBlob(ref: string, file: string): Promise<Buffer | null> {
-      return runGitBytes(dir, ["cat-file", "blob", `${ref}:${file}`]);
+      const read = () => runGitBytes(dir, ["cat-file", "blob", `${ref}:${file}`]);
+      if (!FULL_SHA.test(ref)) return read();
+      const bytes = await remember(`blob ${ref}:${file}`, read);
+      return bytes === null ? null : Buffer.from(bytes);
     },
     /** Entries of the tree at `ref:dirPath` ("" for the root); null when it is not a directory. */
     async listTree(ref: string, dirPath: string): Promise<TreeEntry[] | null> {
