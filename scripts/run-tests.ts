@@ -7,9 +7,7 @@
  *   the App's modules again) cost about twice the CPU of the tests themselves, some 90 s of the
  *   suite on two cores.
  * - Every other file (end-to-end runs, the action, real git, real Claude Code, the stores, the
- *   CLI) runs in its own process, three at a time (`ISOLATED_CONCURRENCY`): many of them wait on
- *   real time (heartbeats going stale, sessions, a second App process starting), and a third file
- *   fills those waits on two cores.
+ *   CLI) runs in its own process, two at a time (`ISOLATED_ARGS`).
  *
  * Arguments are passed on to both runs (e.g. `--test-name-pattern=…`). Exits 1 when either run
  * fails, after both have ended.
@@ -20,8 +18,14 @@ import path from "node:path";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
-/** Isolated test files running at once. */
-export const ISOLATED_CONCURRENCY = 3;
+/**
+ * Isolated files run two at a time, each in a V8 without helper threads (`--single-threaded`):
+ * measured on the CI kind (two cores), a process per file spent a sixth of its CPU in V8's
+ * background GC and compiler threads (an end-to-end file 29.5 s of CPU, 23.6 s single-threaded;
+ * a third file at once only added contention). The shared process, long-lived, keeps them (it
+ * took 9 s more without).
+ */
+export const ISOLATED_ARGS = ["--single-threaded", "--test-concurrency=2"];
 
 /** Test folders (under `test/`) whose files share one process. */
 export const SHARED = new Set([
@@ -74,9 +78,7 @@ async function main(): Promise<void> {
   const common = ["--test", "--test-timeout=180000", ...extra];
   const codes = await Promise.all([
     shared.length > 0 ? run([...common, "--test-isolation=none", ...shared]) : Promise.resolve(0),
-    isolated.length > 0
-      ? run([...common, `--test-concurrency=${ISOLATED_CONCURRENCY}`, ...isolated])
-      : Promise.resolve(0),
+    isolated.length > 0 ? run([...ISOLATED_ARGS, ...common, ...isolated]) : Promise.resolve(0),
   ]);
   process.exitCode = codes.some((code) => code !== 0) ? 1 : 0;
 }
