@@ -82,15 +82,13 @@ function joinParts(record: Pick<PlanRecord, "planKey" | "state" | "parts">): unk
   const split = SplitCore.safeParse(record.state);
   if (!split.success) return record.state;
   const { state, repo } = split.data;
-  const ids = [...record.parts.keys()]
-    .filter((name) => name.startsWith(STAGE_PART))
-    .map((name) => name.slice(STAGE_PART.length));
-  // The stages in the plan's order, as the reducer keeps them.
+  // The reducer keeps one stage per id of `order`, in that order: each must have its part (a
+  // missing one is a corrupt row, never a plan without that stage); a part of no stage is stale.
   const order = Array.isArray(state["order"]) ? (state["order"] as unknown[]) : [];
-  const rank = new Map(order.map((id, i) => [id, i]));
-  ids.sort((a, b) => (rank.get(a) ?? order.length) - (rank.get(b) ?? order.length) || a.localeCompare(b));
   const stages: Record<string, unknown> = {};
-  for (const id of ids) stages[id] = readPart(record.planKey, record.parts, `${STAGE_PART}${id}`);
+  // An order that is not a list of ids fails the check of the joined plan.
+  for (const id of order)
+    if (typeof id === "string") stages[id] = readPart(record.planKey, record.parts, `${STAGE_PART}${id}`);
   return {
     format: 1,
     state: { ...state, plan: readPart(record.planKey, record.parts, PLAN_PART), stages },

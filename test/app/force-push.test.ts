@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import type { PlanState } from "../../src/orchestrator/state.ts";
-import { pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
+import { issueCommentPayload, pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
 import { nextSha } from "./fake-github.ts";
 import { DIAMOND_PLAN, PLAN_PATH, startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
@@ -170,6 +170,89 @@ test("the late webhook of loom's own earlier merge, after loom took a later merg
     [],
   );
   assert.equal((await planStateOf(h)).pr.headSha, state.pr.headSha);
+  await h.finish();
+  h = undefined;
+});
+
+test("a force-push that keeps one merged stage's commit and drops another's loses only the dropped one", async () => {
+  h = await openDiamond();
+  await finishRun(h, "a");
+  await finishRun(h, "b");
+  const before = h.fake.refs.get("feature/plan") ?? "";
+  const forced = nextSha();
+  h.fake.refs.set("feature/plan", forced);
+  h.fake.files.set(`${forced}:${PLAN_PATH}`, DIAMOND_PLAN);
+  // The rewritten head still holds a's commit, not b's, nor loom's last merge.
+  h.fake.compare = (base, head) => (head === forced && base !== checkedSha("a") ? "diverged" : "ahead");
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", { number: 1, headSha: forced, before, sender: { login: "alice" } }),
+  );
+  const stages = await stagesOf(h);
+  assert.equal(stages["a"]?.merged, true, "a's commit is still in the head");
+  assert.ok(!stages["a"]?.notes.some((n) => n.text.includes("no longer contains")));
+  assert.ok(
+    stages["b"]?.notes.some((n) => n.text.includes(`no longer contains ${checkedSha("b").slice(0, 7)}`)),
+  );
+  assert.deepEqual(
+    h.fake.merges.map((m) => m.head),
+    ["loom/pr-1/PLAN-diamond/a", "loom/pr-1/PLAN-diamond/b", "loom/pr-1/PLAN-diamond/b"],
+    "only b is merged again",
+  );
+  await h.finish();
+  h = undefined;
+});
+
+test("a push on top of several merged stages costs one compare, not one per stage", async () => {
+  h = await openDiamond();
+  await finishRun(h, "a");
+  await finishRun(h, "b");
+  await finishRun(h, "c");
+  const before = h.fake.refs.get("feature/plan") ?? "";
+  const pushed = nextSha();
+  h.fake.refs.set("feature/plan", pushed);
+  h.fake.files.set(`${pushed}:${PLAN_PATH}`, DIAMOND_PLAN);
+  const compares = () => h!.gh.requests.filter((r) => r.path.includes("/compare/")).length;
+  const earlier = compares();
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", { number: 1, headSha: pushed, before, sender: { login: "alice" } }),
+  );
+  assert.equal(compares() - earlier, 1, "the new head against loom's last merge");
+  const stages = await stagesOf(h);
+  assert.deepEqual(
+    ["a", "b", "c"].map((id) => stages[id]?.merged),
+    [true, true, true],
+  );
+  await h.finish();
+  h = undefined;
+});
+
+test("a force-push to a fork plan's head loses no merged stage: its stages merge into loom's result branch", async () => {
+  h = await startHarness();
+  h.fake.files.set("main:.github/loom.yml", "rename_plans: false\n");
+  const fork = { author: { login: "mallory" }, headRepo: "mallory/widgets" };
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha, ...fork }));
+  await h.receive(
+    "issue_comment",
+    issueCommentPayload({ number: 1, body: "/loom approve", sender: { login: "alice" } }),
+  );
+  await finishRun(h, "a");
+  assert.equal((await stagesOf(h))["a"]?.merged, true);
+  const merges = h.fake.merges.length;
+  const pushed = nextSha();
+  h.fake.files.set(`${pushed}:${PLAN_PATH}`, DIAMOND_PLAN);
+  h.fake.refs.set("feature/plan", pushed);
+  // mallory rewrote the fork's branch; it never held the result branch's merges anyway.
+  h.fake.compare = (_base, head) => (head === pushed ? "diverged" : "ahead");
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", { number: 1, headSha: pushed, before: h.headSha, ...fork }),
+  );
+  const stages = await stagesOf(h);
+  assert.equal(stages["a"]?.merged, true);
+  assert.ok(!stages["a"]?.notes.some((n) => n.text.includes("no longer contains")));
+  assert.equal(h.fake.merges.length, merges, "nothing merged again");
   await h.finish();
   h = undefined;
 });

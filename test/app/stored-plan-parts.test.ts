@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import { readStoredPlan, splitStoredPlan } from "../../app/engine/stored-plan.ts";
+import { createStoredPlanReader, readStoredPlan, splitStoredPlan } from "../../app/engine/stored-plan.ts";
 import type { SplitPlan, StoredPlan } from "../../app/engine/stored-plan.ts";
 import type { PlanRecord, Store } from "../../app/store/store.ts";
 import { pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
@@ -72,11 +72,79 @@ test("a row an older loom wrote whole is read whole, its stale parts ignored, an
   assert.deepEqual(readStoredPlan(recordAfter(next, whole)), newer);
 });
 
-test("a split row missing a stage's part is reported as not a loom plan, never read as a plan without it", () => {
+test("a split row missing its plan part is reported as not a loom plan", () => {
   const record = recordAfter(splitStoredPlan(stored(), null));
   const parts = new Map(record.parts);
   parts.delete("plan");
   assert.throws(() => readStoredPlan({ ...record, parts }), { name: "CorruptPlanRowError" });
+});
+
+test("stages come back in the plan's order, whatever order the store lists the parts in", () => {
+  const plan = stored();
+  // A valid order of the diamond that is not the parts' alphabetical order.
+  plan.state.order = ["a", "c", "b", "d"];
+  plan.state.stages = {
+    a: plan.state.stages["a"]!,
+    c: plan.state.stages["c"]!,
+    b: plan.state.stages["b"]!,
+    d: plan.state.stages["d"]!,
+  };
+  const record = recordAfter(splitStoredPlan(plan, null));
+  const sorted = new Map([...record.parts].sort(([x], [y]) => x.localeCompare(y)));
+  const back = readStoredPlan({ ...record, parts: sorted });
+  assert.deepEqual(Object.keys(back.state.stages), ["a", "c", "b", "d"]);
+  assert.deepEqual(back, plan);
+});
+
+test("a split row missing a stage's part is refused, naming the row and the part, never read as a plan without that stage; a new row drops nothing", () => {
+  const split = splitStoredPlan(stored(), null);
+  assert.deepEqual(split.dropParts, []);
+  const record = recordAfter(split);
+  const parts = new Map(record.parts);
+  parts.delete("stage:c");
+  assert.throws(() => readStoredPlan({ ...record, parts }), {
+    name: "CorruptPlanRowError",
+    message: "plan row acme/widgets#1:doc/plans/PLAN-diamond.md has no part stage:c",
+  });
+});
+
+test("a row whose state lacks what loom writes (plan, pull request, stages) is refused, naming the row", () => {
+  const plan = stored();
+  const rows = [
+    { ...plan, state: { ...plan.state, plan: {} } },
+    { ...plan, state: { ...plan.state, pr: { number: 1 } } },
+    { ...plan, state: { ...plan.state, order: undefined } },
+    { format: 1, state: {}, repo: REPO },
+  ];
+  for (const state of rows) {
+    assert.throws(
+      () => readStoredPlan({ planKey: "acme/widgets#1:doc/plans/PLAN-x.md", state, parts: new Map() }),
+      {
+        name: "CorruptPlanRowError",
+        message: "plan row acme/widgets#1:doc/plans/PLAN-x.md is not a loom plan",
+      },
+      JSON.stringify(state).slice(0, 80),
+    );
+  }
+  const split = recordAfter(splitStoredPlan(plan, null));
+  const core = split.state as { state: Record<string, unknown> };
+  assert.throws(
+    () => readStoredPlan({ ...split, state: { ...core, state: { ...core.state, order: [1] } } }),
+    {
+      name: "CorruptPlanRowError",
+      message: "plan row acme/widgets#1:doc/plans/PLAN-diamond.md is not a loom plan",
+    },
+  );
+});
+
+test("one delivery's reader reads and checks each record once", () => {
+  const read = createStoredPlanReader();
+  const record = { ...recordAfter(splitStoredPlan(stored(), null)), key: undefined } as unknown as PlanRecord;
+  const other = { ...record };
+  const first = read(record);
+  assert.equal(read(record), first, "the same record: the same plan, not read again");
+  assert.notEqual(read(other), first, "another record is read for itself");
+  assert.deepEqual(read(other), first);
 });
 
 let h: Harness | undefined;
