@@ -58,6 +58,24 @@ async function forcePush(harness: Harness): Promise<string> {
   return forced;
 }
 
+/**
+ * alice pushes a new head holding the plan; `contains(base)` says whether it holds `base` (GitHub's
+ * compare); by default a later commit holds an earlier one. Returns the new head.
+ */
+async function pushHead(harness: Harness, contains?: (base: string) => boolean): Promise<string> {
+  const before = harness.fake.refs.get("feature/plan") ?? "";
+  const pushed = nextSha();
+  harness.fake.refs.set("feature/plan", pushed);
+  harness.fake.files.set(`${pushed}:${PLAN_PATH}`, DIAMOND_PLAN);
+  if (contains)
+    harness.fake.compare = (base, head) => (head !== pushed || contains(base) ? "ahead" : "diverged");
+  await harness.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", { number: 1, headSha: pushed, before, sender: { login: "alice" } }),
+  );
+  return pushed;
+}
+
 async function openDiamond(): Promise<Harness> {
   const harness = await startHarness();
   harness.fake.files.set("main:.github/loom.yml", "rename_plans: false\n");
@@ -178,16 +196,8 @@ test("a force-push that keeps one merged stage's commit and drops another's lose
   h = await openDiamond();
   await finishRun(h, "a");
   await finishRun(h, "b");
-  const before = h.fake.refs.get("feature/plan") ?? "";
-  const forced = nextSha();
-  h.fake.refs.set("feature/plan", forced);
-  h.fake.files.set(`${forced}:${PLAN_PATH}`, DIAMOND_PLAN);
   // The rewritten head still holds a's commit, not b's, nor loom's last merge.
-  h.fake.compare = (base, head) => (head === forced && base !== checkedSha("a") ? "diverged" : "ahead");
-  await h.receive(
-    "pull_request",
-    pullRequestPayload("synchronize", { number: 1, headSha: forced, before, sender: { login: "alice" } }),
-  );
+  await pushHead(h, (base) => base === checkedSha("a"));
   const stages = await stagesOf(h);
   assert.equal(stages["a"]?.merged, true, "a's commit is still in the head");
   assert.ok(!stages["a"]?.notes.some((n) => n.text.includes("no longer contains")));
@@ -208,16 +218,9 @@ test("a push on top of several merged stages costs one compare, not one per stag
   await finishRun(h, "a");
   await finishRun(h, "b");
   await finishRun(h, "c");
-  const before = h.fake.refs.get("feature/plan") ?? "";
-  const pushed = nextSha();
-  h.fake.refs.set("feature/plan", pushed);
-  h.fake.files.set(`${pushed}:${PLAN_PATH}`, DIAMOND_PLAN);
   const compares = () => h!.gh.requests.filter((r) => r.path.includes("/compare/")).length;
   const earlier = compares();
-  await h.receive(
-    "pull_request",
-    pullRequestPayload("synchronize", { number: 1, headSha: pushed, before, sender: { login: "alice" } }),
-  );
+  await pushHead(h);
   assert.equal(compares() - earlier, 1, "the new head against loom's last merge");
   const stages = await stagesOf(h);
   assert.deepEqual(
