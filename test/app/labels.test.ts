@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import { pullRequestPayload } from "../support/webhook-payloads.ts";
-import { startHarness } from "./loom-harness.ts";
+import { completeRun, startHarness } from "./loom-harness.ts";
+import { passingResult } from "./stage-results.ts";
 import type { Harness } from "./loom-harness.ts";
 
 let h: Harness | undefined;
@@ -25,6 +26,33 @@ test("loom:hold keeps a plan from dispatching until the label is removed", async
     pullRequestPayload("unlabeled", { number: 1, headSha: h.headSha, labels: [], label: "loom:hold" }),
   );
   assert.deepEqual(stagesDispatched(h), ["a"]);
+  await h.finish();
+  h = undefined;
+});
+
+test("loom:hold put on while a stage runs lets it finish and merge, and starts no dependent until it is removed", async () => {
+  h = await startHarness();
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+  const [a] = h.fake.dispatches;
+  assert.equal(a?.inputs["stage_id"], "a");
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("labeled", {
+      number: 1,
+      headSha: h.headSha,
+      labels: ["loom:hold"],
+      label: "loom:hold",
+    }),
+  );
+  h.fake.refs.set("loom/pr-1/PLAN-diamond/a", passingResult("a").head_sha);
+  await completeRun(h, a, passingResult("a"));
+  assert.equal(h.fake.merges.length, 1, "the running stage finished and merged");
+  assert.deepEqual(stagesDispatched(h), ["a"], "no dependent starts while held");
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("unlabeled", { number: 1, headSha: h.headSha, labels: [], label: "loom:hold" }),
+  );
+  assert.deepEqual(stagesDispatched(h), ["a", "b", "c"]);
   await h.finish();
   h = undefined;
 });
