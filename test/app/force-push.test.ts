@@ -34,6 +34,9 @@ async function finishRun(harness: Harness, stageId: string) {
   );
 }
 
+/** GitHub compares the App asked for so far. */
+const compares = (harness: Harness) => harness.gh.requests.filter((r) => r.path.includes("/compare/")).length;
+
 async function planStateOf(harness: Harness): Promise<PlanState> {
   const [plan] = await harness.store.listPlansForPull("acme", "widgets", 1);
   assert.ok(plan);
@@ -130,12 +133,11 @@ test("a push that keeps loom's merges costs one compare and changes nothing", as
   const pushed = nextSha();
   h.fake.refs.set("feature/plan", pushed);
   h.fake.files.set(`${pushed}:${PLAN_PATH}`, DIAMOND_PLAN);
-  const compares = () => h!.gh.requests.filter((r) => r.path.includes("/compare/")).length;
   await h.receive(
     "pull_request",
     pullRequestPayload("synchronize", { number: 1, headSha: pushed, before, sender: { login: "alice" } }),
   );
-  assert.equal(compares(), 1);
+  assert.equal(compares(h), 1);
   assert.deepEqual([(await stagesOf(h))["a"]?.merged], [true]);
   assert.equal(h.fake.merges.length, 1, "nothing merged again");
   await h.finish();
@@ -218,10 +220,9 @@ test("a push on top of several merged stages costs one compare, not one per stag
   await finishRun(h, "a");
   await finishRun(h, "b");
   await finishRun(h, "c");
-  const compares = () => h!.gh.requests.filter((r) => r.path.includes("/compare/")).length;
-  const earlier = compares();
+  const earlier = compares(h);
   await pushHead(h);
-  assert.equal(compares() - earlier, 1, "the new head against loom's last merge");
+  assert.equal(compares(h) - earlier, 1, "the new head against loom's last merge");
   const stages = await stagesOf(h);
   assert.deepEqual(
     ["a", "b", "c"].map((id) => stages[id]?.merged),

@@ -1,11 +1,9 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
-import { findOperation } from "../support/openapi.ts";
+import { DOCUMENT, derivedCachePath, findOperation } from "../support/openapi.ts";
 
 /**
  * Checks one of the emulator's JSON answers against the response schema GitHub's OpenAPI
@@ -21,9 +19,6 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 const ajv = new Ajv({ strict: false, allErrors: true });
 addFormats(ajv);
 const validators = new Map<string, ValidateFunction | null>();
-const DOCUMENT = fileURLToPath(
-  new URL("../../node_modules/@octokit/openapi/generated/api.github.com.deref.json", import.meta.url),
-);
 type Description = {
   paths: Record<string, Record<string, { responses?: Responses }>>;
   "x-webhooks": Record<
@@ -42,8 +37,7 @@ let schemaDir: string | undefined;
 
 function schemaFolder(): string {
   if (schemaDir !== undefined) return schemaDir;
-  const stat = statSync(DOCUMENT);
-  const folder = join(tmpdir(), `loom-openapi-schemas-${stat.size}-${Math.floor(stat.mtimeMs)}`);
+  const folder = derivedCachePath("loom-openapi-schemas");
   if (!existsSync(join(folder, COMPLETE))) writeSchemaFolder(folder);
   schemaDir = folder;
   return folder;

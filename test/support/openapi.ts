@@ -44,9 +44,16 @@ type Route = {
   operations: Map<string, Operation>;
 };
 
-const DOCUMENT = fileURLToPath(
+/** GitHub's dereferenced api.github.com description (73 MB). */
+export const DOCUMENT = fileURLToPath(
   new URL("../../node_modules/@octokit/openapi/generated/api.github.com.deref.json", import.meta.url),
 );
+
+/** A path in the temp directory for what is derived from `DOCUMENT`, named after its size and time. */
+export function derivedCachePath(name: string): string {
+  const stat = statSync(DOCUMENT);
+  return join(tmpdir(), `${name}-${stat.size}-${Math.floor(stat.mtimeMs)}`);
+}
 const METHODS = ["get", "put", "post", "patch", "delete", "head", "options"] as const;
 
 let routes: Route[] | undefined;
@@ -61,8 +68,7 @@ type Paths = Record<string, Record<string, unknown>>;
 
 /** Paths with only what requests are checked against, cached by the document's size and time. */
 function loadSlimPaths(): Paths {
-  const stat = statSync(DOCUMENT);
-  const cache = join(tmpdir(), `loom-openapi-slim-${stat.size}-${Math.floor(stat.mtimeMs)}.json`);
+  const cache = `${derivedCachePath("loom-openapi-slim")}.json`;
   try {
     return JSON.parse(readFileSync(cache, "utf8")) as Paths;
   } catch (error) {
