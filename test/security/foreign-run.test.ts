@@ -30,91 +30,85 @@ const PLAN = planText(
 // Without run details (GHES refuses them) loom finds its run by title: the case forged runs can try
 // to pass for. With them (github.com), loom knows its run by the id GitHub answered, which no other
 // run can carry (`test/github/judge-run-identity.test.ts`).
-for (const details of [false]) {
-  describe(
-    `a run loom did not dispatch decides nothing (${details ? "with" : "without"} run details)`,
-    { timeout: 240_000 },
-    () => {
-      let e2e: E2E;
-      let pull: PullRecord;
-      let loomRun: RunRecord;
-      let forged: RunRecord[] = [];
-      let release: () => void = () => undefined;
+describe("a run loom did not dispatch decides nothing (without run details)", { timeout: 240_000 }, () => {
+  let e2e: E2E;
+  let pull: PullRecord;
+  let loomRun: RunRecord;
+  let forged: RunRecord[] = [];
+  let release: () => void = () => undefined;
 
-      before(async () => {
-        e2e = await startE2E({
-          script: scriptStages({ only: writeFiles({ "only.txt": "only\n" }) }),
-          permissions: { alice: "write", mallory: "write" },
-        });
-        e2e.emulator.settings.refuseReturnRunDetails = !details;
-        // loom's run waits for its runner until the forged runs are over and the app has read them.
-        const held = new Promise<void>((resolve) => (release = resolve));
-        let dispatched: RunRecord | undefined;
-        e2e.emulator.setRunner({
-          dispatched: async (run) => {
-            dispatched = run;
-            await held;
-            await e2e.runner.dispatched(run);
-          },
-          cancelRequested: (run) => e2e.runner.cancelRequested?.(run),
-        });
-        pull = await e2e.openPlan({ files: { [PLAN_PATH]: PLAN } });
-        loomRun = await e2e.waitFor("loom to dispatch the stage", () => dispatched, 60_000);
-        forged = forgeRuns(e2e, loomRun);
-        await e2e.waitFor("the app to take every forged run's webhooks", () =>
-          forged.every((run) => delivered(e2e, run.id, "completed")),
-        );
-        await e2e.waitFor("the app to process them", async () => {
-          const backlog = await e2e.store.countBacklog();
-          return backlog.deliveries === 0 && backlog.effects === 0;
-        });
-      });
-      after(async () => {
-        release();
-        await e2e?.close();
-      });
+  before(async () => {
+    e2e = await startE2E({
+      script: scriptStages({ only: writeFiles({ "only.txt": "only\n" }) }),
+      permissions: { alice: "write", mallory: "write" },
+    });
+    e2e.emulator.settings.refuseReturnRunDetails = true;
+    // loom's run waits for its runner until the forged runs are over and the app has read them.
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let dispatched: RunRecord | undefined;
+    e2e.emulator.setRunner({
+      dispatched: async (run) => {
+        dispatched = run;
+        await held;
+        await e2e.runner.dispatched(run);
+      },
+      cancelRequested: (run) => e2e.runner.cancelRequested?.(run),
+    });
+    pull = await e2e.openPlan({ files: { [PLAN_PATH]: PLAN } });
+    loomRun = await e2e.waitFor("loom to dispatch the stage", () => dispatched, 60_000);
+    forged = forgeRuns(e2e, loomRun);
+    await e2e.waitFor("the app to take every forged run's webhooks", () =>
+      forged.every((run) => delivered(e2e, run.id, "completed")),
+    );
+    await e2e.waitFor("the app to process them", async () => {
+      const backlog = await e2e.store.countBacklog();
+      return backlog.deliveries === 0 && backlog.effects === 0;
+    });
+  });
+  after(async () => {
+    release();
+    await e2e?.close();
+  });
 
-      it("the forged result is one loom would take from its own run", () => {
-        for (const run of forged) assert.equal(run.conclusion, "success");
-        assert.ok(StageResult.safeParse(forgedResult(loomRun)).success);
-      });
+  it("the forged result is one loom would take from its own run", () => {
+    for (const run of forged) assert.equal(run.conclusion, "success");
+    assert.ok(StageResult.safeParse(forgedResult(loomRun)).success);
+  });
 
-      it("leaves the stage's session waiting for loom's run: nothing merged, no run recorded but loom's", async () => {
-        const stage = await readStageState(e2e, pull, "only");
-        const session = stage?.sessions.at(-1);
-        assert.ok(session, "the stage has its session");
-        assert.equal(session.attempt, 1);
-        assert.equal(session.outcome, null, `a forged run decided it: ${JSON.stringify(session)}`);
-        assert.ok(
-          session.runId === null || session.runId === loomRun.id,
-          `recorded run ${session.runId}, not loom's ${loomRun.id}`,
-        );
-        assert.notEqual(stage?.status, "completed");
-        assert.deepEqual(mergesOf(e2e.emulator.requests), []);
-        assert.equal(dispatchesOf(e2e.emulator.requests).length, 1);
-      });
+  it("leaves the stage's session waiting for loom's run: nothing merged, no run recorded but loom's", async () => {
+    const stage = await readStageState(e2e, pull, "only");
+    const session = stage?.sessions.at(-1);
+    assert.ok(session, "the stage has its session");
+    assert.equal(session.attempt, 1);
+    assert.equal(session.outcome, null, `a forged run decided it: ${JSON.stringify(session)}`);
+    assert.ok(
+      session.runId === null || session.runId === loomRun.id,
+      `recorded run ${session.runId}, not loom's ${loomRun.id}`,
+    );
+    assert.notEqual(stage?.status, "completed");
+    assert.deepEqual(mergesOf(e2e.emulator.requests), []);
+    assert.equal(dispatchesOf(e2e.emulator.requests).length, 1);
+  });
 
-      it("loom's own run decides the stage, which is merged", async () => {
-        release();
-        await e2e.waitForPlanEnd(pull, "PLAN-guarded", 1);
-        const stage = await readStageState(e2e, pull, "only");
-        assert.equal(stage?.status, "completed", e2e.describe());
-        assert.equal(stage?.merged, true);
-        assert.equal(stage?.sessions.length, 1);
-        assert.equal(stage?.sessions[0]?.runId, loomRun.id);
-        assert.equal(await e2e.readFile(pull.headRef, "only.txt"), "only\n");
-        for (const run of forged) {
-          const read = e2e.emulator.requests.some((r) => r.path.includes(`/actions/runs/${run.id}/`));
-          assert.equal(read, false, `loom read the artifacts of forged run ${run.id}`);
-        }
-      });
+  it("loom's own run decides the stage, which is merged", async () => {
+    release();
+    await e2e.waitForPlanEnd(pull, "PLAN-guarded", 1);
+    const stage = await readStageState(e2e, pull, "only");
+    assert.equal(stage?.status, "completed", e2e.describe());
+    assert.equal(stage?.merged, true);
+    assert.equal(stage?.sessions.length, 1);
+    assert.equal(stage?.sessions[0]?.runId, loomRun.id);
+    assert.equal(await e2e.readFile(pull.headRef, "only.txt"), "only\n");
+    for (const run of forged) {
+      const read = e2e.emulator.requests.some((r) => r.path.includes(`/actions/runs/${run.id}/`));
+      assert.equal(read, false, `loom read the artifacts of forged run ${run.id}`);
+    }
+  });
 
-      it("made only requests GitHub's OpenAPI description allows", () => {
-        e2e.emulator.assertNoViolations();
-      });
-    },
-  );
-}
+  it("made only requests GitHub's OpenAPI description allows", () => {
+    e2e.emulator.assertNoViolations();
+  });
+});
 
 /** A green `loom-result` for exactly the stage, attempt and plan of loom's run. */
 function forgedResult(run: RecordedRun): StageResult {
