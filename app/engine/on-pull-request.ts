@@ -169,6 +169,11 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
     const at = deps.now();
     const events: OrchestratorEvent[] = [];
     if (state === null || state.closed) {
+      // A plan first seen at loom's head waits for a person. Reopening a pull request whose head
+      // is loom's (its rename or last merge, the usual case) is not a first sighting when the file
+      // is the one the plan had and that plan did not wait for a person either.
+      const newAtLoomHead =
+        loomHead && (state === null || state.plan.blobSha !== spec.blobSha || !state.trusted);
       events.push({
         type: "plan.opened",
         at,
@@ -184,7 +189,7 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
           baseRef: pull.base.ref,
           ...(headAt === undefined ? {} : { headAt }),
         },
-        trusted: trust.trusted && !loomHead,
+        trusted: trust.trusted && !newAtLoomHead,
         ...(fork === null ? {} : { fork }),
         ...(sharedPull(path, paths, known) ? { sharedPull: true } : {}),
         labels: resolveLabels({

@@ -17,11 +17,15 @@ type Reply = [number, unknown?, Record<string, string>?];
 
 export type MergeAnswer = 201 | 204 | 409;
 
+export type PullFileStatus =
+  "added" | "removed" | "modified" | "renamed" | "copied" | "changed" | "unchanged";
+
 export type FakeGitHub = {
   refs: Map<string, string>;
   /** `ref:path` → text */
   files: Map<string, string>;
-  pullFiles: Map<number, string[]>;
+  /** A pull request's files: a name alone is `added`; GitHub also lists `modified`, `removed`… */
+  pullFiles: Map<number, (string | { filename: string; status: PullFileStatus })[]>;
   roles: Map<string, string>;
   checkRuns: Json[];
   comments: Json[];
@@ -202,10 +206,9 @@ function route(fake: FakeGitHub, method: string, url: URL, body: Json, accept: s
     const files = fake.pullFiles.get(Number(m[1])) ?? [];
     return [
       200,
-      files.map((filename, i) => ({
+      files.map((file, i) => ({
         sha: nextSha(),
-        filename,
-        status: "added",
+        ...(typeof file === "string" ? { filename: file, status: "added" } : file),
         additions: 1,
         deletions: 0,
         changes: 1,
@@ -239,7 +242,9 @@ function route(fake: FakeGitHub, method: string, url: URL, body: Json, accept: s
     // `application/vnd.github.raw+json` (or `.v3.raw`): GitHub answers the file's bytes alone.
     if (/application\/vnd\.github(\.v3)?\.raw/.test(accept))
       return [200, text, { "content-type": "application/vnd.github.raw; charset=utf-8" }];
-    const content = Buffer.from(text).toString("base64");
+    // Files of 1 MiB to 100 MiB: GitHub's object answer has `encoding: "none"` and no content.
+    const large = Buffer.byteLength(text) > 1024 * 1024;
+    const content = large ? "" : Buffer.from(text).toString("base64");
     return [
       200,
       {
@@ -247,8 +252,8 @@ function route(fake: FakeGitHub, method: string, url: URL, body: Json, accept: s
         name: m[1],
         path: m[1],
         sha: blobShaOf(text),
-        size: text.length,
-        encoding: "base64",
+        size: Buffer.byteLength(text),
+        encoding: large ? "none" : "base64",
         content,
       },
     ];

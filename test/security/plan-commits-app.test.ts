@@ -114,3 +114,44 @@ test("loom's merge SHA counts as loom's head whoever the webhook names as sender
   );
   assert.deepEqual(evilDispatches(h), [], "nothing of the new plan runs");
 });
+
+/** Closes the pull request at loom's head and reopens it there with `text` as the plan file. */
+async function reopenAtLoomHead(harness: Harness, loomHead: string, text: string): Promise<number> {
+  harness.fake.files.set(`${loomHead}:${PLAN_PATH}`, text);
+  harness.fake.pullFiles.set(1, ["README.md", PLAN_PATH]);
+  await harness.receive("pull_request", pullRequestPayload("closed", { number: 1, headSha: loomHead }));
+  const before = harness.fake.dispatches.length;
+  await harness.receive("pull_request", pullRequestPayload("reopened", { number: 1, headSha: loomHead }));
+  return harness.fake.dispatches.length - before;
+}
+
+test("a pull request reopened at loom's head with the plan text that ran goes on without an approval", async () => {
+  const { harness, loomHead } = await mergeStageA();
+  h = harness;
+  const dispatched = await reopenAtLoomHead(h, loomHead, DIAMOND_PLAN);
+  assert.equal(dispatched, 2, "b and c, cancelled by the close, run again");
+});
+
+test("a pull request reopened at loom's head with other plan text waits for a person's approval", async () => {
+  const { harness, loomHead } = await mergeStageA();
+  h = harness;
+  const changed = DIAMOND_PLAN.replace("name: Left", "name: Left, rewritten at loom's head");
+  const dispatched = await reopenAtLoomHead(h, loomHead, changed);
+  assert.equal(dispatched, 0, "nothing runs");
+  const check = h.fake.checkRuns.filter((r) => r["name"] === "loom: PLAN-diamond").at(-1);
+  assert.deepEqual(
+    (check?.["actions"] as { identifier: string }[] | undefined)?.map((a) => a.identifier),
+    ["approve"],
+  );
+});
+
+test("a plan that first appeared at loom's head still waits for a person after the pull request is closed and reopened", async () => {
+  const { harness, loomHead } = await mergeStageA();
+  h = harness;
+  addEvilPlanAt(h, loomHead);
+  const sync = { number: 1, headSha: loomHead, before: h.headSha };
+  await h.receive("pull_request", pullRequestPayload("synchronize", sync));
+  await h.receive("pull_request", pullRequestPayload("closed", { number: 1, headSha: loomHead }));
+  await h.receive("pull_request", pullRequestPayload("reopened", { number: 1, headSha: loomHead }));
+  assert.deepEqual(evilDispatches(h), [], "nothing of the new plan runs");
+});
