@@ -134,3 +134,28 @@ test("a label from someone without write access stays without effect when a writ
   await h.finish();
   h = undefined;
 });
+
+test("a label that is not loom's, added or removed, costs no GitHub request and changes nothing", async () => {
+  h = await startHarness();
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+  const before = h.gh.requests.length;
+  for (const action of ["labeled", "unlabeled"] as const) {
+    await h.receive(
+      "pull_request",
+      pullRequestPayload(action, {
+        number: 1,
+        headSha: h.headSha,
+        labels: action === "labeled" ? ["bug"] : [],
+        label: "bug",
+      }),
+    );
+  }
+  assert.deepEqual(
+    h.gh.requests.slice(before).map((r) => `${r.method} ${r.path}`),
+    [],
+    "no permission read, no check-run or comment write",
+  );
+  assert.deepEqual(stagesDispatched(h), ["a"]);
+  await h.finish();
+  h = undefined;
+});

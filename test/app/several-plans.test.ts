@@ -103,3 +103,37 @@ test("a plan with more stages than max_stages_per_plan is refused at the first s
   await h.finish();
   h = undefined;
 });
+
+test("a running plan keeps its place under max_plans_per_pull when a plan file that sorts before it is added", async () => {
+  h = await startHarness();
+  h.fake.files.set("main:.github/loom.yml", "max_plans_per_pull: 1\nrename_plans: false\n");
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+  const newcomer = "doc/plans/PLAN-alpha.md";
+  const head = "e".repeat(40);
+  h.fake.refs.set("feature/plan", head);
+  h.fake.files.set(`${head}:${PLAN_PATH}`, DIAMOND_PLAN);
+  h.fake.files.set(`${head}:${newcomer}`, DIAMOND_PLAN);
+  h.fake.pullFiles.set(1, [newcomer, PLAN_PATH]);
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", { number: 1, headSha: head, before: h.headSha }),
+  );
+
+  const plans = await h.store.listPlansForPull("acme", "widgets", 1);
+  assert.deepEqual(
+    plans.map((p) => [p.key.planPath, p.active]),
+    [[PLAN_PATH, true]],
+    "the running plan goes on; the newcomer is not stored",
+  );
+  assert.deepEqual(
+    h.fake.dispatches.map((d) => d.inputs["plan_id"]),
+    ["PLAN-diamond"],
+  );
+  const refusal = h.fake.checkRuns.find((r) => r["conclusion"] === "failure");
+  assert.match(
+    String((refusal?.["output"] as { summary: string }).summary),
+    /loom does not run doc\/plans\/PLAN-alpha\.md;/,
+  );
+  await h.finish();
+  h = undefined;
+});
