@@ -64,8 +64,9 @@ function readCommand(
 }
 
 /**
- * The plan of a check run: by the pull request GitHub names, else by head SHA (a fork's pull
- * request: GitHub lists none on a check run whose head is in another repository).
+ * The plan of a check run: by the pull request GitHub names, else by head SHA among the active
+ * plans at its path (a fork's pull request: GitHub lists none on a check run whose head is in
+ * another repository).
  */
 export async function findCheckRunPlan(
   deps: EngineDeps,
@@ -79,16 +80,23 @@ export async function findCheckRunPlan(
     const plan = plans.find((candidate) => candidate.key.planPath === planPath);
     if (plan) return plan;
   }
-  const active = await deps.store.listActivePlans();
-  const record = active.find(
-    (candidate) =>
-      candidate.key.owner.toLowerCase() === repo.owner.toLowerCase() &&
-      candidate.key.repo.toLowerCase() === repo.repo.toLowerCase() &&
-      candidate.key.planPath === planPath,
+  // Every active plan at this path in the repository: two fork pull requests may both hold one.
+  const pullsAtPath = new Set(
+    (await deps.store.listActivePlans())
+      .filter(
+        (candidate) =>
+          candidate.key.owner.toLowerCase() === repo.owner.toLowerCase() &&
+          candidate.key.repo.toLowerCase() === repo.repo.toLowerCase() &&
+          candidate.key.planPath === planPath,
+      )
+      .map((candidate) => candidate.key.pr),
   );
-  if (record === undefined) return null;
-  const plans = await loadPlansOfPull(deps, repo, record.key.pr);
-  return (
-    plans.find((plan) => plan.key.planPath === planPath && plan.stored.state.pr.headSha === headSha) ?? null
-  );
+  for (const pr of pullsAtPath) {
+    const plans = await loadPlansOfPull(deps, repo, pr);
+    const plan = plans.find(
+      (candidate) => candidate.key.planPath === planPath && candidate.stored.state.pr.headSha === headSha,
+    );
+    if (plan) return plan;
+  }
+  return null;
 }

@@ -170,3 +170,45 @@ test("the Approve button on an older head's plan check approves nothing once the
   await h.finish();
   h = undefined;
 });
+
+test("the Approve button of one fork pull request's plan approves that plan, when another fork pull request has a plan at the same path", async () => {
+  h = await startHarness();
+  const otherHead = "9".repeat(40);
+  h.fake.files.set(`${otherHead}:${PLAN_PATH}`, DIAMOND_PLAN);
+  h.fake.pullFiles.set(2, [PLAN_PATH]);
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("opened", {
+      number: 1,
+      headSha: h.headSha,
+      author: { login: "mallory" },
+      headRepo: "mallory/widgets",
+    }),
+  );
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("opened", {
+      number: 2,
+      headSha: otherHead,
+      author: { login: "eve" },
+      headRepo: "eve/widgets",
+    }),
+  );
+  const check = h.fake.checkRuns.find(
+    (r) => r["name"] === "loom: PLAN-diamond" && r["head_sha"] === otherHead,
+  );
+  assert.ok(check, "pull request 2's plan has its check run");
+  // GitHub lists no pull request on a check run whose head is in another repository (a fork).
+  const press = pressButton(h, check, "approve");
+  const checkRun = press["check_run"] as Record<string, unknown>;
+  checkRun["head_sha"] = otherHead;
+  checkRun["pull_requests"] = [];
+  await h.receive("check_run", press);
+  assert.deepEqual(
+    h.fake.dispatches.map((d) => [d.inputs["key"]?.includes("-pr2-"), d.inputs["stage_id"]]),
+    [[true, "a"]],
+    "pull request 2's root stage runs; pull request 1's plan still waits",
+  );
+  await h.finish();
+  h = undefined;
+});
