@@ -50,7 +50,7 @@ function awaitsApproval(state: PlanState | null): boolean {
  * finished keeps its check run where it is (reachable from the plan's check run and the status
  * comment).
  */
-function followsHead(stage: StageState | undefined): boolean {
+function rewrittenOnHeadMove(stage: StageState | undefined): boolean {
   return stage !== undefined && isStuck(stage);
 }
 
@@ -83,7 +83,7 @@ function waitsWithoutCheckRun(state: PlanState, id: string): boolean {
  * `syncCheckRun` for every stage whose check run would show something new (heartbeats included),
  * but not for one waiting without a run (`waitsWithoutCheckRun`); then one for the plan and
  * `syncStatusComment` when the overview (statuses) changed. When the head moved, the plan's check
- * run and those of stages that need a person (`followsHead`) are re-created on the new head
+ * run and those of stages that need a person (`rewrittenOnHeadMove`) are re-created on the new head
  * (marked `follow` when nothing else of the stage changed: the App coalesces those). When the pull
  * request closes, every run a stage has is written (unfinished ones end cancelled). While the plan
  * waits for approval only the plan's own check run is written (an unapproved head costs one check
@@ -101,7 +101,7 @@ export function computeSyncEffects(before: PlanState | null, after: PlanState, h
     if (waiting) break;
     const changed =
       approved || closing || describeCheckRun(before?.stages[id]) !== describeCheckRun(after.stages[id]);
-    const follows = headMoved && followsHead(after.stages[id]);
+    const follows = headMoved && rewrittenOnHeadMove(after.stages[id]);
     if (!changed && !follows) continue;
     if (waitsWithoutCheckRun(after, id)) continue;
     effects.push({
