@@ -10,6 +10,14 @@ afterEach(async () => {
   h = undefined;
 });
 
+/** `login` opens pull request `number` from their fork `<login>/widgets`, its head at `headSha`. */
+function openForkPull(harness: Harness, number: number, headSha: string, login: string): Promise<void> {
+  return harness.receive(
+    "pull_request",
+    pullRequestPayload("opened", { number, headSha, author: { login }, headRepo: `${login}/widgets` }),
+  );
+}
+
 const planCheck = (harness: Harness) =>
   harness.fake.checkRuns.find((r) => r["name"] === "loom: PLAN-diamond");
 
@@ -35,15 +43,7 @@ test("an invalid plan gets a failing plan check with annotations at its lines, a
 
 test("a plan from a fork waits for /loom approve by a writer, pinned to the head commit", async () => {
   h = await startHarness();
-  await h.receive(
-    "pull_request",
-    pullRequestPayload("opened", {
-      number: 1,
-      headSha: h.headSha,
-      author: { login: "mallory" },
-      headRepo: "mallory/widgets",
-    }),
-  );
+  await openForkPull(h, 1, h.headSha, "mallory");
   assert.equal(h.fake.dispatches.length, 0, "nothing runs before an approval");
   const check = planCheck(h);
   assert.deepEqual(
@@ -69,15 +69,7 @@ test("a plan from a fork waits for /loom approve by a writer, pinned to the head
 
 test("the Approve button on the plan check approves exactly the commit it is on", async () => {
   h = await startHarness();
-  await h.receive(
-    "pull_request",
-    pullRequestPayload("opened", {
-      number: 1,
-      headSha: h.headSha,
-      author: { login: "mallory" },
-      headRepo: "mallory/widgets",
-    }),
-  );
+  await openForkPull(h, 1, h.headSha, "mallory");
   const check = planCheck(h);
   assert.ok(check);
   await h.receive("check_run", pressButton(h, check, "approve"));
@@ -176,24 +168,8 @@ test("the Approve button of one fork pull request's plan approves that plan, whe
   const otherHead = "9".repeat(40);
   h.fake.files.set(`${otherHead}:${PLAN_PATH}`, DIAMOND_PLAN);
   h.fake.pullFiles.set(2, [PLAN_PATH]);
-  await h.receive(
-    "pull_request",
-    pullRequestPayload("opened", {
-      number: 1,
-      headSha: h.headSha,
-      author: { login: "mallory" },
-      headRepo: "mallory/widgets",
-    }),
-  );
-  await h.receive(
-    "pull_request",
-    pullRequestPayload("opened", {
-      number: 2,
-      headSha: otherHead,
-      author: { login: "eve" },
-      headRepo: "eve/widgets",
-    }),
-  );
+  await openForkPull(h, 1, h.headSha, "mallory");
+  await openForkPull(h, 2, otherHead, "eve");
   const check = h.fake.checkRuns.find(
     (r) => r["name"] === "loom: PLAN-diamond" && r["head_sha"] === otherHead,
   );
