@@ -138,3 +138,26 @@ test("a pull_request delivery without the fields loom needs changes nothing and 
   await h.finish();
   h = undefined;
 });
+
+test("a person's push that edits the running plan (a stage added) is taken: the new stage is in the plan and its check run", async () => {
+  h = await startHarness();
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+  const before = String(h.fake.refs.get("feature/plan"));
+  const head = "f".repeat(40);
+  h.fake.refs.set("feature/plan", head);
+  const renamed = "doc/plans/IN_PROGRESS-PLAN-diamond.md";
+  // Stage e after d, the last stage: its lines go before the YAML block's closing fence.
+  const edited = DIAMOND_PLAN.replace(
+    '      acceptance: ["npm test"]\n```',
+    '      acceptance: ["npm test"]\n    - id: e\n      name: Extra\n      dependencies: [a]\n      acceptance: ["npm test"]\n```',
+  );
+  assert.notEqual(edited, DIAMOND_PLAN);
+  h.fake.files.set(`${head}:${renamed}`, edited);
+  h.fake.pullFiles.set(1, ["README.md", renamed]);
+  await h.receive("pull_request", pullRequestPayload("synchronize", { number: 1, headSha: head, before }));
+
+  const plan = planRuns(h).at(-1);
+  assert.match(summaryOf(plan), /\be\b.*waiting/i, "the plan's check run lists the new stage");
+  await h.finish();
+  h = undefined;
+});
