@@ -4,7 +4,7 @@ import { isActiveSession } from "../../src/stage/session-transitions.ts";
 import { judgeRunIdentity } from "../github/judge-run-identity.ts";
 import type { RunIdentity } from "../github/judge-run-identity.ts";
 import type { EngineDeps } from "./engine-deps.ts";
-import type { LoadedPlan } from "./plans-of-pull.ts";
+import { isPlanInRepo, type LoadedPlan } from "./plans-of-pull.ts";
 import { readStoredPlan } from "./stored-plan.ts";
 
 export type RunStage = { plan: LoadedPlan; stageId: string; attempt: number };
@@ -23,11 +23,7 @@ export async function findRunStage(
   run: RunIdentity,
 ): Promise<RunStage | null> {
   const plans = (await deps.store.listActivePlans())
-    .filter(
-      (record) =>
-        record.key.owner.toLowerCase() === repo.owner.toLowerCase() &&
-        record.key.repo.toLowerCase() === repo.repo.toLowerCase(),
-    )
+    .filter((record) => isPlanInRepo(record.key, repo))
     .map((record) => ({
       key: record.key,
       planKey: record.planKey,

@@ -4,7 +4,9 @@ import type { CommandName, CommandSource, OrchestratorEvent } from "../../src/or
 import { authorizeSender } from "../trust/authorize-sender.ts";
 import { applyEvents } from "./apply-events.ts";
 import type { EngineDeps } from "./engine-deps.ts";
-import { loadPlansOfPull } from "./plans-of-pull.ts";
+import { isPlanInRepo, loadPlansOfPull } from "./plans-of-pull.ts";
+import type { LoadedPlan } from "./plans-of-pull.ts";
+import { readStoredPlan } from "./stored-plan.ts";
 import { CheckRunDelivery, readRepo } from "./webhook-fields.ts";
 
 /**
@@ -74,29 +76,17 @@ export async function findCheckRunPlan(
   pulls: { number: number }[],
   planPath: string,
   headSha: string,
-) {
+): Promise<LoadedPlan | null> {
   for (const pull of pulls) {
     const plans = await loadPlansOfPull(deps, repo, pull.number);
     const plan = plans.find((candidate) => candidate.key.planPath === planPath);
     if (plan) return plan;
   }
   // Every active plan at this path in the repository: two fork pull requests may both hold one.
-  const pullsAtPath = new Set(
-    (await deps.store.listActivePlans())
-      .filter(
-        (candidate) =>
-          candidate.key.owner.toLowerCase() === repo.owner.toLowerCase() &&
-          candidate.key.repo.toLowerCase() === repo.repo.toLowerCase() &&
-          candidate.key.planPath === planPath,
-      )
-      .map((candidate) => candidate.key.pr),
-  );
-  for (const pr of pullsAtPath) {
-    const plans = await loadPlansOfPull(deps, repo, pr);
-    const plan = plans.find(
-      (candidate) => candidate.key.planPath === planPath && candidate.stored.state.pr.headSha === headSha,
-    );
-    if (plan) return plan;
+  for (const record of await deps.store.listActivePlans()) {
+    if (!isPlanInRepo(record.key, repo) || record.key.planPath !== planPath) continue;
+    const stored = readStoredPlan(record);
+    if (stored.state.pr.headSha === headSha) return { key: record.key, planKey: record.planKey, stored };
   }
   return null;
 }

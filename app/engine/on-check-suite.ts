@@ -2,7 +2,7 @@ import type { CommandSource, OrchestratorEvent } from "../../src/orchestrator/ev
 import { authorizeSender } from "../trust/authorize-sender.ts";
 import { applyEvents } from "./apply-events.ts";
 import type { EngineDeps } from "./engine-deps.ts";
-import { loadPlansOfPull, type LoadedPlan } from "./plans-of-pull.ts";
+import { isPlanInRepo, loadPlansOfPull, type LoadedPlan } from "./plans-of-pull.ts";
 import { CheckSuiteDelivery, readRepo, type RepoOf } from "./webhook-fields.ts";
 
 /**
@@ -56,11 +56,7 @@ export async function findPlansAtHead(
   const numbers = new Set(pulls.map((pull) => pull.number));
   if (numbers.size === 0) {
     for (const record of await deps.store.listActivePlans()) {
-      if (
-        record.key.owner.toLowerCase() === repo.owner.toLowerCase() &&
-        record.key.repo.toLowerCase() === repo.repo.toLowerCase()
-      )
-        numbers.add(record.key.pr);
+      if (isPlanInRepo(record.key, repo)) numbers.add(record.key.pr);
     }
   }
   const found: LoadedPlan[] = [];

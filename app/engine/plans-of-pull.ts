@@ -22,6 +22,13 @@ export async function loadPlansOfPull(
     }));
 }
 
+/** Whether a plan's key is in `repo` (GitHub's owner and repository names ignore case). */
+export function isPlanInRepo(key: PlanKey, repo: { owner: string; repo: string }): boolean {
+  return (
+    key.owner.toLowerCase() === repo.owner.toLowerCase() && key.repo.toLowerCase() === repo.repo.toLowerCase()
+  );
+}
+
 export type StageMatch = { ok: true; plan: LoadedPlan; stageId: string } | { ok: false; problem: string };
 
 /** Finds the plan a stage reference means: qualified `<plan-id>/<stage>`, or a stage id unique in the pull request. */
