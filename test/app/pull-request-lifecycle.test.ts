@@ -21,6 +21,12 @@ const planRuns = (harness: Harness) =>
 const summaryOf = (run: Record<string, unknown> | undefined): string =>
   (run?.["output"] as { summary?: string } | undefined)?.summary ?? "";
 
+/** Nothing was dispatched and no plan was stored. */
+async function assertNothingRuns(harness: Harness): Promise<void> {
+  assert.deepEqual(harness.fake.dispatches, [], "nothing starts");
+  assert.deepEqual(await harness.store.listPlansForPull("acme", "widgets", 1), [], "no plan is stored");
+}
+
 async function activePlans(harness: Harness): Promise<[string, boolean][]> {
   const plans = await harness.store.listPlansForPull("acme", "widgets", 1);
   return plans.map((plan) => [plan.key.planPath, plan.active]);
@@ -92,8 +98,7 @@ test("an invalid .github/loom.yml on the default branch fails each plan's check 
   h.fake.files.set("main:.github/loom.yml", "max_plans_per_pull: many\n");
   await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
 
-  assert.deepEqual(h.fake.dispatches, [], "nothing starts");
-  assert.deepEqual(await h.store.listPlansForPull("acme", "widgets", 1), [], "no plan is stored");
+  await assertNothingRuns(h);
   const runs = planRuns(h);
   assert.equal(runs.length, 1);
   assert.equal(runs[0]?.["conclusion"], "failure");
@@ -108,8 +113,7 @@ test("a plan file larger than 1 MiB (GitHub answers it without content) fails it
   h.fake.files.set(`${h.headSha}:${PLAN_PATH}`, DIAMOND_PLAN + padding);
   await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
 
-  assert.deepEqual(h.fake.dispatches, [], "nothing starts");
-  assert.deepEqual(await h.store.listPlansForPull("acme", "widgets", 1), [], "no plan is stored");
+  await assertNothingRuns(h);
   const [run] = planRuns(h);
   assert.equal(run?.["conclusion"], "failure");
   assert.match(summaryOf(run), /PLAN-diamond\.md is larger than 1 MiB/);
