@@ -90,7 +90,8 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
   const stored = createStoredPlanReader();
   if (
     delivery.action === "synchronize" &&
-    isLateOwnPush(known, stored, pull.head.sha, delivery.before ?? null)
+    (isLateOwnPush(known, stored, pull.head.sha, delivery.before ?? null) ||
+      isUntouchedOwnHead(known, stored, pull.head.sha))
   )
     return;
   // A file loom renamed (`IN_PROGRESS-PLAN-x.md`, `DONE-PLAN-x.md`) is the plan it knows by its first name.
@@ -255,6 +256,23 @@ function isOwnHead(known: PlanRecord[], stored: StoredPlanReader, sha: string, p
     // A plan file that is not running yet came in with this head: it is read (and waits for a person).
     paths.every((path) => active.some((record) => record.key.planPath === path)) &&
     active.every((record) => (stored(record).state.loomHeads ?? []).includes(sha))
+  );
+}
+
+/**
+ * The push of a commit loom made itself and already moved every running plan to (from its merge or
+ * rename answer), which changed no plan file (`plansUntouched`): the plan files are the ones loom
+ * read before, so not even the file list is read (one request less per merge). A pull request
+ * without a running plan, or a plan not on this head yet, takes the file list.
+ */
+function isUntouchedOwnHead(known: PlanRecord[], stored: StoredPlanReader, sha: string): boolean {
+  const active = known.filter((record) => record.active);
+  return (
+    active.length > 0 &&
+    active.every((record) => {
+      const { pr } = stored(record).state;
+      return pr.headSha === sha && pr.plansUntouched === true;
+    })
   );
 }
 

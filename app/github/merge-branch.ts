@@ -1,5 +1,6 @@
 import type { Effect } from "../../src/orchestrator/effects.ts";
 import type { MergeOutcome, OrchestratorEvent } from "../../src/orchestrator/events.ts";
+import { isPlanPath } from "../../src/plan/discover-plan-paths.ts";
 import { readBranchHead } from "./create-branch.ts";
 import { countCall, EffectError, readErrorMessage, readStatus, toEffectError } from "./effect-context.ts";
 import type { EffectContext } from "./effect-context.ts";
@@ -20,6 +21,7 @@ function finished(
   detail: string,
   sha?: string,
   parent?: string,
+  plansUntouched?: boolean,
 ): OrchestratorEvent[] {
   ctx.log.info({ stage: effect.stageId, outcome, sha }, "merge finished");
   return [
@@ -30,9 +32,34 @@ function finished(
       outcome,
       ...(sha ? { sha } : {}),
       ...(sha && parent ? { parent } : {}),
+      ...(sha && parent && plansUntouched ? { plansUntouched } : {}),
       detail,
     },
   ];
+}
+
+/**
+ * GitHub lists at most this many files in a commit's answer (more come on further pages): a list
+ * this long may not be all of them.
+ */
+const COMMIT_FILES_PAGE = 300;
+
+/**
+ * True when the merge answer lists every file the merge changed against its first parent and none
+ * is a plan file (also not as a rename's old name). GitHub's `commit` schema makes `files`
+ * optional: without it, or with a full page of them, nothing is known.
+ */
+function readPlansUntouched(answer: unknown): boolean {
+  const files = (answer as { files?: unknown }).files;
+  if (!Array.isArray(files) || files.length >= COMMIT_FILES_PAGE) return false;
+  return files.every((file: unknown) => {
+    const { filename, previous_filename: previous } = (file ?? {}) as {
+      filename?: unknown;
+      previous_filename?: unknown;
+    };
+    if (typeof filename !== "string" || isPlanPath(filename)) return false;
+    return typeof previous !== "string" || !isPlanPath(previous);
+  });
 }
 
 /** True when `sha` is the base head or one of its ancestors (compare API: `ahead` or `identical`). */
@@ -154,5 +181,6 @@ export async function mergeBranch(ctx: EffectContext, effect: MergeBranch): Prom
     `merged ${effect.head} into ${effect.base}`,
     response.data.sha,
     typeof parent === "string" ? parent : undefined,
+    readPlansUntouched(response.data),
   );
 }

@@ -187,6 +187,11 @@ export type OrchestratorEvent =
        * head loom knows, the head moves to `sha` at once (the push's webhook then changes nothing).
        */
       parent?: string;
+      /**
+       * GitHub's answer listed every file the merge changed against `parent` and none is a plan
+       * file: with the head moved to `sha`, the pull request's plan files are the ones loom knows.
+       */
+      plansUntouched?: boolean;
       detail: string;
     }
   | {

@@ -15,13 +15,15 @@ const LOOM_HEADS_KEPT = 20;
 export function moveHead(
   ctx: StepContext,
   headSha: string,
-  move: { before: string | null; pushedAt?: number },
+  move: { before: string | null; pushedAt?: number; plansUntouched?: boolean },
 ): void {
   const { state } = ctx;
   const previous = state.pr.headSha;
   const wasApproved = state.approvedSha !== null && state.approvedSha === previous;
   const own = move.before === previous && (state.loomHeads ?? []).includes(headSha);
   state.pr = { ...state.pr, headSha };
+  if (move.plansUntouched === true) state.pr.plansUntouched = true;
+  else delete state.pr.plansUntouched;
   if (move.pushedAt === undefined) delete state.pr.headAt;
   else state.pr.headAt = move.pushedAt;
   delete state.approvalLost;

@@ -81,8 +81,20 @@ export type BudgetWait = { stageId: string; spentUsd: number; forecastUsd: numbe
 export type PlanState = {
   plan: PlanSpec;
   settings: Settings;
-  /** `headAt`: GitHub's time (ms) the head was pushed, when known (pins comment approvals). */
-  pr: { number: number; headRef: string; headSha: string; baseRef: string; headAt?: number };
+  /**
+   * `headAt`: GitHub's time (ms) the head was pushed, when known (pins comment approvals).
+   * `plansUntouched`: the head is loom's own commit on the head before it (a merge, a rename of the
+   * plan file) and changed no plan file but loom's rename, so the pull request's plan files are the
+   * ones loom already read: its push's webhook needs no file list.
+   */
+  pr: {
+    number: number;
+    headRef: string;
+    headSha: string;
+    baseRef: string;
+    headAt?: number;
+    plansUntouched?: true;
+  };
   /**
    * Where the stage branches live: `loom/pr-<n>/<plan-id>`. Absent in plans stored by loom 0.2,
    * whose branches are `loom/<plan-id>/<stage-id>` and stay so until the plan ends.

@@ -163,7 +163,8 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
       ctx.state.planFile = event.path;
       recordLoomHead(ctx, event.sha);
       if (ctx.state.pr.headSha !== event.parent) return false;
-      moveHead(ctx, event.sha, { before: event.parent });
+      // The commit moved the plan file and nothing else: the plan files are the ones loom knows.
+      moveHead(ctx, event.sha, { before: event.parent, plansUntouched: true });
       return true;
     }
     case "target.synced":

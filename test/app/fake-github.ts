@@ -41,6 +41,11 @@ export type FakeGitHub = {
   }[];
   /** Answers for the next merges of a head branch (default 201). */
   mergeAnswers: Map<string, MergeAnswer[]>;
+  /**
+   * The changed files a 201 merge answer lists (GitHub's `commit` schema makes `files` optional;
+   * null: the answer has none, and loom reads the pull request's files on the merge's push).
+   */
+  mergeFiles: { filename: string; status: string; previous_filename?: string }[] | null;
   cancelled: number[];
   /** Repository labels by lower-case name (GitHub's names are unique ignoring case). */
   labels: Map<string, { name: string; color: string; description: string | null }>;
@@ -104,6 +109,7 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
     commits: [],
     merges: [],
     mergeAnswers: new Map(),
+    mergeFiles: null,
     cancelled: [],
     labels: new Map(),
     pullState: "open",
@@ -450,7 +456,12 @@ function route(fake: FakeGitHub, method: string, url: URL, body: Json, accept: s
     // GitHub answers with the merge commit: its first parent is the base's head it merged onto.
     return [
       201,
-      { sha, commit: { message: body["commit_message"] }, parents: parents.map((p) => ({ sha: p })) },
+      {
+        sha,
+        commit: { message: body["commit_message"] },
+        parents: parents.map((p) => ({ sha: p })),
+        ...(fake.mergeFiles === null ? {} : { files: fake.mergeFiles }),
+      },
     ];
   }
   if (method === "GET" && (m = /^\/compare\/([^.]+)\.\.\.(.+)$/.exec(rest))) {

@@ -167,6 +167,79 @@ test("the push of loom's own merge reads the file list only (no config, permissi
   h = undefined;
 });
 
+test("the push of loom's own merge that GitHub's answer shows changed no plan file reads nothing at all", async () => {
+  h = await openDiamond();
+  h.fake.mergeFiles = [{ filename: "src/a.ts", status: "added" }];
+  await finishRun(h, "a");
+  const state = await planStateOf(h);
+  const merged = state.loomHeads?.at(-1) ?? "";
+  assert.equal(state.pr.headSha, merged, "the merge's answer moved the plan to loom's head");
+  const requestsBefore = h.gh.requests.length;
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", {
+      number: 1,
+      headSha: merged,
+      before: h.headSha,
+      sender: { login: "loom[bot]" },
+    }),
+  );
+  assert.deepEqual(
+    h.gh.requests.slice(requestsBefore).map((r) => `${r.method} ${r.path}`),
+    [],
+    "not even the file list",
+  );
+  // A person's push next is read in full again: the flag belongs to loom's head only.
+  const pushed = nextSha();
+  h.fake.refs.set("feature/plan", pushed);
+  h.fake.files.set(`${pushed}:${PLAN_PATH}`, DIAMOND_PLAN);
+  h.fake.compare = () => "ahead";
+  const beforePush = h.gh.requests.length;
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", {
+      number: 1,
+      headSha: pushed,
+      before: merged,
+      sender: { login: "alice" },
+    }),
+  );
+  const read = h.gh.requests.slice(beforePush).map((r) => `${r.method} ${r.path}`);
+  assert.ok(
+    read.some((r) => r.includes("/pulls/1/files")),
+    `a person's push lists the files: ${read.join(", ")}`,
+  );
+  assert.equal((await planStateOf(h)).pr.plansUntouched, undefined);
+  await h.finish();
+  h = undefined;
+});
+
+test("the push of loom's own merge whose answer lists a plan file, or lists no files, reads the file list", async () => {
+  for (const files of [[{ filename: "doc/plans/PLAN-other.md", status: "added" }], null]) {
+    h = await openDiamond();
+    h.fake.mergeFiles = files;
+    await finishRun(h, "a");
+    const merged = (await planStateOf(h)).loomHeads?.at(-1) ?? "";
+    const requestsBefore = h.gh.requests.length;
+    await h.receive(
+      "pull_request",
+      pullRequestPayload("synchronize", {
+        number: 1,
+        headSha: merged,
+        before: h.headSha,
+        sender: { login: "loom[bot]" },
+      }),
+    );
+    const read = h.gh.requests.slice(requestsBefore).map((r) => `${r.method} ${r.path}`);
+    assert.ok(
+      read.some((r) => r.includes("/pulls/1/files")),
+      `files ${JSON.stringify(files)}: ${read.join(", ")}`,
+    );
+    await h.finish();
+    h = undefined;
+  }
+});
+
 test("the late webhook of loom's own earlier merge, after loom took a later merge as the head, reads nothing and moves nothing", async () => {
   h = await openDiamond();
   await finishRun(h, "a");

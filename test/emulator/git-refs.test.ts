@@ -79,6 +79,12 @@ describe("git refs and merges on the emulator (real bare repository)", () => {
     assert.equal(merged.status, 201);
     assert.equal(merged.data.parents.length, 2);
     assert.equal(await git.readBranch("base-1"), merged.data.sha);
+    // Like GitHub's answer (the `commit` schema): the files the merge changed against its first
+    // parent, the base's head it merged onto: the stage's side only.
+    assert.deepEqual(
+      merged.data.files?.map((f) => [f.filename, f.status]),
+      [["right.txt", "added"]],
+    );
     const files = await runGitOk(git.dir, ["ls-tree", "--name-only", "base-1"]);
     assert.deepEqual(files.split("\n").filter(Boolean).sort(), [
       "README.md",

@@ -1,4 +1,5 @@
 import { notFound, ok, paginate, type RouteRequest, type Routes } from "./route-reply.ts";
+import { diffEntryJson } from "./diff-entry-json.ts";
 
 /** Pull requests (read-only: people open them through the emulator's helpers) and their issue view. */
 
@@ -38,20 +39,7 @@ export const pullRoutes: Routes = {
     const from = (await repo.git.mergeBase(baseTip, head)) ?? baseTip;
     const files = await repo.git.diffFiles(from, head);
     const page = paginate(request, files);
-    const body = await Promise.all(
-      page.items.map(async (f) => ({
-        sha: (await repo.git.blobSha(head, f.filename)) ?? "0".repeat(40),
-        filename: f.filename,
-        status: f.status,
-        additions: f.additions,
-        deletions: f.deletions,
-        changes: f.additions + f.deletions,
-        blob_url: `https://github.emulator.invalid/${repo.fullName}/blob/${head}/${f.filename}`,
-        raw_url: `https://github.emulator.invalid/${repo.fullName}/raw/${head}/${f.filename}`,
-        contents_url: `${core.json.url}/repos/${repo.fullName}/contents/${f.filename}?ref=${head}`,
-        ...(f.previousFilename ? { previous_filename: f.previousFilename } : {}),
-      })),
-    );
+    const body = await Promise.all(page.items.map((f) => diffEntryJson(request, head, f)));
     return { status: 200, body, headers: page.headers };
   },
   "issues/get": async (request) => {

@@ -1,3 +1,4 @@
+import { commitFilesJson } from "./diff-entry-json.ts";
 import { fail, notFound, ok, readString, type RouteRequest, type Routes } from "./route-reply.ts";
 
 /** Git refs and server-side merges, on the bare repository with real git. */
@@ -98,7 +99,10 @@ export const refRoutes: Routes = {
   "repos/get-commit": async (request) => {
     const sha = await request.repo.git.resolve(request.params["ref"] ?? "");
     if (!sha) return fail(422, `No commit found for SHA: ${request.params["ref"] ?? ""}`);
-    return ok({ ...commitJson(request, await request.repo.git.readCommit(sha)), files: [] });
+    const commit = await request.repo.git.readCommit(sha);
+    const [parent] = commit.parents;
+    const changed = parent === undefined ? { files: [] } : await commitFilesJson(request, parent, sha);
+    return ok({ ...commitJson(request, commit), ...changed });
   },
   "repos/merge": async (request) => {
     const { repo, core, body } = request;
@@ -114,6 +118,7 @@ export const refRoutes: Routes = {
     if (merged.type === "conflict") return fail(409, "Merge conflict");
     if (!(await core.moveBranch(repo, baseName, merged.sha, request.login, base)))
       return fail(409, "Base moved during the merge; try again");
-    return ok(commitJson(request, await repo.git.readCommit(merged.sha)), 201);
+    const commit = commitJson(request, await repo.git.readCommit(merged.sha));
+    return ok({ ...commit, ...(await commitFilesJson(request, base, merged.sha)) }, 201);
   },
 };

@@ -3,6 +3,7 @@ import { appJson, repoJson } from "./repo-json.ts";
 import { iso, userJson } from "./user-json.ts";
 import type { Role } from "./emulator-state.ts";
 import { commitJson } from "./ref-routes.ts";
+import { diffEntryJson } from "./diff-entry-json.ts";
 import { fail, notFound, ok, type RouteRequest, type Routes } from "./route-reply.ts";
 
 /** Installation tokens, the app, repositories, contents, compare and collaborator permissions. */
@@ -125,17 +126,7 @@ async function compare(request: RouteRequest) {
     merge_base_commit: commitJson(request, await repo.git.readCommit(mergeBase)),
     base_commit: commitJson(request, await repo.git.readCommit(base)),
     commits: commits.map((c) => commitJson(request, c)),
-    files: files.map((f) => ({
-      sha: "0".repeat(40),
-      blob_url: `https://github.emulator.invalid/${repo.fullName}/blob/${head}/${f.filename}`,
-      raw_url: `https://github.emulator.invalid/${repo.fullName}/raw/${head}/${f.filename}`,
-      contents_url: `${request.core.json.url}/repos/${repo.fullName}/contents/${f.filename}?ref=${head}`,
-      filename: f.filename,
-      status: f.status,
-      additions: f.additions,
-      deletions: f.deletions,
-      changes: f.additions + f.deletions,
-    })),
+    files: await Promise.all(files.map((f) => diffEntryJson(request, head, f))),
   });
 }
 

@@ -180,3 +180,43 @@ for (const c of cases) {
     gh.done();
   });
 }
+
+test("the merge's event says the plan files are untouched only when GitHub's answer lists every changed file and none is a plan file", async () => {
+  const parent = "1".repeat(40);
+  const file = (filename: string, previous?: string) => ({
+    sha: "2".repeat(40),
+    filename,
+    status: previous === undefined ? "modified" : "renamed",
+    additions: 1,
+    deletions: 0,
+    changes: 1,
+    blob_url: "https://github.com/octo/repo/blob/x",
+    raw_url: "https://github.com/octo/repo/raw/x",
+    contents_url: "https://api.github.com/repos/octo/repo/contents/x",
+    ...(previous === undefined ? {} : { previous_filename: previous }),
+  });
+  const many = Array.from({ length: 300 }, (_, i) => file(`src/f${i}.ts`));
+  const cases: [string, unknown[] | undefined, boolean][] = [
+    ["no plan file", [file("src/a.ts"), file("README.md")], true],
+    ["no file at all", [], true],
+    ["a plan file", [file("src/a.ts"), file("doc/plans/PLAN-x.md")], false],
+    ["a lifecycle-prefixed plan file", [file("docs/DONE-PLAN-x.md")], false],
+    ["a plan file renamed away", [file("doc/plans/notes.md", "doc/plans/PLAN-x.md")], false],
+    ["a full page (GitHub pages the rest)", many, false],
+    ["no files in the answer", undefined, false],
+  ];
+  for (const [name, files, untouched] of cases) {
+    gh = mockGitHub();
+    gh.api
+      .post(MERGE)
+      .reply(201, { sha: SHA, parents: [{ sha: parent }], ...(files === undefined ? {} : { files }) });
+    const [event] = await executeEffect(makeContext(makeDiamond()), effect);
+    assert.equal(event?.type, "merge.finished");
+    if (event?.type !== "merge.finished") return;
+    assert.equal(event.plansUntouched === true, untouched, name);
+    assert.equal(event.parent, parent, name);
+    gh.done();
+    gh.cleanup();
+    gh = undefined;
+  }
+});

@@ -213,3 +213,47 @@ test("loom's merge made on a person's push, read back before its webhook, is not
   assert.equal(story.state.approvedSha, null);
   assert.deepEqual(story.dispatched(), [], "b waits for a person to approve the pushed code");
 });
+
+test("loom's head is marked plans-untouched only when its merge or rename changed no plan file on the head loom knew; any other move clears it", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", ["a"]],
+      ["c", ["b"]],
+    ]),
+  );
+  const head = story.state.pr.headSha;
+  story.run("a", "completed");
+  story.send({
+    type: "merge.finished",
+    stageId: "a",
+    outcome: "merged",
+    sha: MERGE,
+    parent: head,
+    plansUntouched: true,
+    detail: "",
+  });
+  assert.equal(story.state.pr.plansUntouched, true, "GitHub's answer listed no plan file");
+  story.send({ type: "head.moved", headSha: "d".repeat(40), before: MERGE });
+  assert.equal(story.state.pr.plansUntouched, undefined, "a person's push may change plan files");
+  story.run("b", "completed");
+  const second = "f".repeat(40);
+  story.send({
+    type: "merge.finished",
+    stageId: "b",
+    outcome: "merged",
+    sha: second,
+    parent: "d".repeat(40),
+    detail: "",
+  });
+  assert.equal(story.state.pr.headSha, second);
+  assert.equal(story.state.pr.plansUntouched, undefined, "an answer without the files says nothing");
+  story.send({
+    type: "planFile.renamed",
+    path: "doc/plans/IN_PROGRESS-PLAN-x.md",
+    sha: "1".repeat(40),
+    parent: second,
+  });
+  assert.equal(story.state.pr.headSha, "1".repeat(40));
+  assert.equal(story.state.pr.plansUntouched, true, "loom's rename moved the plan file and nothing else");
+});

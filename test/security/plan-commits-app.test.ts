@@ -88,6 +88,40 @@ test("a plan that first appears at loom's own merge waits for a person's /loom a
   );
 });
 
+test("a plan that comes in with loom's merge waits for a person also when GitHub's merge answer lists its files", async () => {
+  const harness = await startHarness();
+  h = harness;
+  // GitHub's answer to the merge lists what it changed: the new plan file among them.
+  harness.fake.mergeFiles = [
+    { filename: "src/a.ts", status: "added" },
+    { filename: EVIL_PATH, status: "added" },
+  ];
+  await harness.receive(
+    "pull_request",
+    pullRequestPayload("opened", { number: 1, headSha: harness.headSha }),
+  );
+  const dispatch = harness.fake.dispatches.find((d) => d.inputs["stage_id"] === "a");
+  assert.ok(dispatch);
+  harness.fake.refs.set("loom/pr-1/PLAN-diamond/a", passingResult("a").head_sha);
+  await completeRun(harness, dispatch, passingResult("a"));
+  const loomHead = harness.fake.refs.get("feature/plan") ?? "";
+  addEvilPlanAt(harness, loomHead);
+  await harness.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", {
+      number: 1,
+      headSha: loomHead,
+      before: harness.headSha,
+      sender: { login: BOT, type: "Bot" },
+    }),
+  );
+  assert.deepEqual(evilDispatches(harness), [], "nothing of the new plan runs");
+  assert.deepEqual(
+    (evilPlanCheck(harness)?.["actions"] as { identifier: string }[] | undefined)?.map((a) => a.identifier),
+    ["approve"],
+  );
+});
+
 test("the same plan pushed by the pull request's author runs at once (the check above is about who produced the head)", async () => {
   const { harness, loomHead } = await mergeStageA();
   h = harness;
