@@ -12,7 +12,9 @@ import { createLoomApp } from "../../app/index.ts";
 import { stopLoom } from "../../app/stop-loom.ts";
 import { openStore } from "../../app/store/open-store.ts";
 import type { Store } from "../../app/store/store.ts";
+import { makeDiamond } from "../status/make-plan-state.ts";
 import { createPrivateKey } from "../support/create-private-key.ts";
+import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
 import { pullRequestPayload } from "../support/webhook-payloads.ts";
 import { freePort } from "../support/free-port.ts";
 
@@ -197,6 +199,53 @@ describe("stopping loom while a GitHub request hangs", { timeout: 60_000 }, () =
       next.map((delivery) => delivery.id),
       ["needs-github", "later"],
       "another worker takes both at once: the interrupted one and the one never started",
+    );
+  });
+
+  it("abandons an effect's hanging request the same way: no failed attempt, and another replica takes the effect at once", async () => {
+    const github = await startSilentGitHub();
+    const loom = await startLoom(github.url, 600_000);
+    const key = {
+      installationId: 4242,
+      owner: "acme",
+      repo: "widgets",
+      pr: 7,
+      planPath: "doc/plans/PLAN-demo.md",
+    };
+    const cleanup = { type: "deleteBranch", key: "k:cleanup-a", branch: "loom/pr-7/PLAN-demo/a" };
+    await loom.store.commitPlan(key, {
+      expectedVersion: 0,
+      state: { format: 1, state: makeDiamond(), repo: REPO_SETTINGS },
+      active: true,
+      effects: [{ key: cleanup.key, effect: cleanup }],
+      timers: [],
+      now: NOW,
+    });
+    const draining = loom.engine.drain();
+    await github.firstRequest();
+    const log = { info: () => undefined, error: () => undefined };
+    const running = {
+      store: loom.store,
+      workerId: WORKER,
+      engine: loom.engine,
+      server: null,
+      log,
+      halt: loom.halt,
+    };
+    assert.equal(await stopLoom(running, log, 0), true);
+    loom.markClosed();
+    await draining;
+
+    const store: Store = await openStore({ sqlitePath: loom.sqlitePath });
+    cleanups.push(() => store.close());
+    const effect = await store.getEffect(cleanup.key);
+    assert.equal(effect?.status, "pending", "not given up");
+    assert.equal(effect?.lastError, null, "no failed attempt is recorded");
+    const next = await store.claimEffects("another-replica", 10, 60_000, NOW);
+    assert.deepEqual(
+      next.map((item) => item.key),
+      [cleanup.key],
+      "the lease was released: another worker takes the effect at once",
     );
   });
 });
