@@ -51,7 +51,7 @@ async function read(status: number, body: unknown) {
   gh.api
     .get(CONTENT)
     .query({ ref: "main" })
-    .reply(status, body as never);
+    .reply(status, body);
   const result = await readRepoFile(new Octokit({ auth: "t" }), repo, PATH, "main");
   gh.done();
   return result;
