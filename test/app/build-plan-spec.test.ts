@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { buildPlanSpec } from "../../app/engine/build-plan-spec.ts";
+import { parsePlan } from "../../src/plan/parse-plan.ts";
+import type { Diagnostic } from "../../src/plan/plan.ts";
+import { DIAMOND_PLAN, PLAN_PATH } from "./loom-harness.ts";
+
+/* What of a parsed plan the orchestrator keeps in its state: the schedule and bounded warnings. */
+
+function diamond() {
+  const parsed = parsePlan(PLAN_PATH, DIAMOND_PLAN);
+  assert.ok(parsed.ok);
+  return parsed.plan;
+}
+
+test("the spec carries the plan's id, name, path, blob and each stage's id, name, dependencies and type", () => {
+  const plan = diamond();
+  const spec = buildPlanSpec(plan, "b".repeat(40));
+  assert.deepEqual(
+    { id: spec.id, name: spec.name, path: spec.path, blobSha: spec.blobSha },
+    { id: plan.id, name: plan.name, path: plan.path, blobSha: "b".repeat(40) },
+  );
+  assert.deepEqual(
+    spec.stages,
+    plan.stages.map((stage) => ({
+      id: stage.id,
+      name: stage.name,
+      dependencies: stage.dependencies,
+      stageType: stage.stage_type,
+    })),
+  );
+  assert.ok(spec.stages.some((stage) => stage.dependencies.length > 0));
+  const [first] = spec.stages;
+  assert.notEqual(
+    first?.dependencies,
+    plan.stages[0]?.dependencies,
+    "a copy: the state never shares the parse's arrays",
+  );
+  assert.equal("warnings" in spec, false, "no warnings, no field");
+});
+
+test("warnings are kept up to 50, each message up to 1,000 characters, with its stage when it names one", () => {
+  const warnings: Diagnostic[] = Array.from({ length: 60 }, (_, i) => ({
+    message: i === 0 ? "x".repeat(1500) : `warning ${i}`,
+    line: i + 1,
+    column: 2,
+    ...(i % 2 === 1 ? { stage: "a" } : {}),
+  }));
+  const spec = buildPlanSpec(diamond(), "b".repeat(40), warnings);
+  assert.equal(spec.warnings?.length, 50);
+  assert.equal(spec.warnings?.[0]?.message, "x".repeat(1000));
+  assert.deepEqual(spec.warnings?.[0], { message: "x".repeat(1000), line: 1, column: 2 });
+  assert.deepEqual(spec.warnings?.[1], { message: "warning 1", line: 2, column: 2, stage: "a" });
+  assert.equal(spec.warnings?.at(-1)?.message, "warning 49");
+});
