@@ -72,14 +72,21 @@ function toRepoSettings(config: LoomConfig, defaultBranch: string): RepoSettings
   };
 }
 
-async function listPullFiles(octokit: ProbotOctokit, repo: RepoOf, pr: number): Promise<string[]> {
+/** The pull request's files at its head (removed ones left out), each with its blob SHA there. */
+async function listPullFiles(
+  octokit: ProbotOctokit,
+  repo: RepoOf,
+  pr: number,
+): Promise<Map<string, string | null>> {
   const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
     owner: repo.owner,
     repo: repo.repo,
     pull_number: pr,
     per_page: 100,
   });
-  return files.filter((file) => file.status !== "removed").map((file) => file.filename);
+  return new Map(
+    files.filter((file) => file.status !== "removed").map((file) => [file.filename, file.sha] as const),
+  );
 }
 
 export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery): Promise<void> {
@@ -95,9 +102,10 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
   )
     return;
   // A file loom renamed (`IN_PROGRESS-PLAN-x.md`, `DONE-PLAN-x.md`) is the plan it knows by its first name.
-  const files = identifyPlanFiles(discoverPlanPaths(await listPullFiles(octokit, repo, pull.number)), known);
+  const listed = await listPullFiles(octokit, repo, pull.number);
+  const files = identifyPlanFiles(discoverPlanPaths([...listed.keys()]), known);
   const paths = files.map((entry) => entry.path);
-  if (delivery.action === "synchronize" && isOwnHead(known, stored, pull.head.sha, paths)) {
+  if (delivery.action === "synchronize" && isOwnHead(known, stored, pull.head.sha, files, listed)) {
     await moveToOwnHead(deps, known, stored, delivery);
     return;
   }
@@ -206,7 +214,10 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
         }).labels,
       });
     } else {
-      if (state.plan.blobSha !== spec.blobSha) events.push({ type: "plan.changed", at, plan: spec });
+      // A change that came in with a commit loom made (a stage's merge: publish refuses sessions'
+      // plan edits, so only a bypass gets one in) is nobody's: the plan waits for a person.
+      if (state.plan.blobSha !== spec.blobSha)
+        events.push({ type: "plan.changed", at, plan: spec, ...(loomHead ? { untrusted: true } : {}) });
       // Whether the push is loom's own is the reducer's call (the merge SHAs it recorded), never
       // the sender's: anyone's push can come with loom's bot as sender.
       // The push behind a head loom read back without it (approval dropped): its `before` may
@@ -249,12 +260,24 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
  * permission and the plan text would cost 3 or more requests per merge for nothing. A new plan
  * file takes the full path (and, first seen at loom's head, waits for a person's approval).
  */
-function isOwnHead(known: PlanRecord[], stored: StoredPlanReader, sha: string, paths: string[]): boolean {
+function isOwnHead(
+  known: PlanRecord[],
+  stored: StoredPlanReader,
+  sha: string,
+  files: { file: string; path: string }[],
+  blobs: ReadonlyMap<string, string | null>,
+): boolean {
   const active = known.filter((record) => record.active);
   return (
     active.length > 0 &&
     // A plan file that is not running yet came in with this head: it is read (and waits for a person).
-    paths.every((path) => active.some((record) => record.key.planPath === path)) &&
+    files.every(({ path }) => active.some((record) => record.key.planPath === path)) &&
+    // A running plan's file changed by loom's commit (a stage's merge): read, and the change waits
+    // for a person (`plan.changed` with `untrusted`).
+    files.every(({ file, path }) => {
+      const record = active.find((candidate) => candidate.key.planPath === path);
+      return record === undefined || blobs.get(file) === stored(record).state.plan.blobSha;
+    }) &&
     active.every((record) => (stored(record).state.loomHeads ?? []).includes(sha))
   );
 }

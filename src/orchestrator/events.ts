@@ -140,7 +140,16 @@ export type OrchestratorEvent =
        */
       sharedPull?: boolean;
     }
-  | { type: "plan.changed"; at: number; plan: PlanSpec }
+  | {
+      type: "plan.changed";
+      at: number;
+      plan: PlanSpec;
+      /**
+       * The change came in with a commit loom made (a stage's merge), not a person's push: the plan
+       * stops trusting its author and waits for a person's approval of the head.
+       */
+      untrusted?: boolean;
+    }
   | { type: "plan.closed"; at: number; merged: boolean }
   | {
       /**

@@ -34,7 +34,8 @@ export function findDispatchBlocker(state: PlanState): string | null {
   if (state.closed) return "the pull request is closed";
   if (state.hold) return "the pull request has the hold label";
   if (!state.trusted && state.approvedSha !== state.pr.headSha) {
-    return `waiting for someone with write access to approve head ${state.pr.headSha.slice(0, 7)} (\`/loom approve\`)`;
+    const why = state.distrusted === undefined ? "" : `${state.distrusted}: `;
+    return `${why}waiting for someone with write access to approve head ${state.pr.headSha.slice(0, 7)} (\`/loom approve\`)`;
   }
   return findForkBlocker(state);
 }

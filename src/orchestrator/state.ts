@@ -125,6 +125,11 @@ export type PlanState = {
    * answer was recorded). `onApproved`: the push's own `before` was `from` (seen in its webhook).
    */
   approvalLost?: { from: string; to: string; onApproved: boolean };
+  /**
+   * Why a plan that trusted its author no longer does: its file changed in a commit loom made (a
+   * stage's merge), which no person wrote. From then on every head needs a person's approval.
+   */
+  distrusted?: string;
   hold: boolean;
   closed: boolean;
   labels: string[];

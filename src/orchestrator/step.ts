@@ -102,6 +102,7 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
       return false;
     case "plan.changed":
       applyPlanChange(ctx, event.plan);
+      if (event.untrusted === true) distrustPlan(ctx.state);
       applyLabels(ctx, ctx.state.labels);
       return false;
     case "plan.closed":
@@ -177,3 +178,14 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
 }
 
 export { nextWakeAt } from "./next-wake-at.ts";
+
+/**
+ * The plan file changed in a commit loom made, not a person's push: whatever its author may do, the
+ * plan now waits for a person's approval of its head (and of every later one).
+ */
+function distrustPlan(state: PlanState): void {
+  state.trusted = false;
+  state.approvedSha = null;
+  delete state.approvalLost;
+  state.distrusted = `the plan file changed in a commit loom made at ${state.pr.headSha.slice(0, 7)} (a stage's merge), not in a person's push`;
+}

@@ -86,6 +86,12 @@ export function renderPlanCheckRun(state: PlanState, options: RenderOptions = {}
     renderCounts(state),
     "",
     ...renderForkNote(state),
+    ...(state.distrusted === undefined || !isAwaitingApproval(state)
+      ? []
+      : [
+          `> Waiting for a person: ${escapeCell(state.distrusted, 300)}. Someone with write access approves the head with \`/loom approve\` or the Approve button.`,
+          "",
+        ]),
     ...renderPlanSpend(state),
     ...(state.planFileProblem === undefined
       ? []

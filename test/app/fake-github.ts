@@ -213,7 +213,8 @@ function route(fake: FakeGitHub, method: string, url: URL, body: Json, accept: s
     return [
       200,
       files.map((file, i) => ({
-        sha: nextSha(),
+        // GitHub: the file's blob at the pull request's head.
+        sha: pullFileSha(fake, typeof file === "string" ? file : file.filename),
         ...(typeof file === "string" ? { filename: file, status: "added" } : file),
         additions: 1,
         deletions: 0,
@@ -489,6 +490,17 @@ function workflowRun(id: number, key: string): Json {
 }
 
 /** A stand-in for git's blob SHA: stable per text. */
+/**
+ * The blob SHA of `path` at the pull request's head (`feature/plan`): its text there, else the text
+ * a test last gave the path (a head the test did not describe has the file as it was), else none.
+ */
+function pullFileSha(fake: FakeGitHub, path: string): string {
+  const head = fake.refs.get("feature/plan");
+  let text = head === undefined ? undefined : fake.files.get(`${head}:${path}`);
+  if (text === undefined) for (const [key, value] of fake.files) if (key.endsWith(`:${path}`)) text = value;
+  return text === undefined ? nextSha() : blobShaOf(text);
+}
+
 export function blobShaOf(text: string): string {
   let hash = 0;
   for (const char of text) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;

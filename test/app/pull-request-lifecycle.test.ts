@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import { afterEach, test } from "node:test";
 import { pullRequestPayload } from "../support/webhook-payloads.ts";
 import { DIAMOND_PLAN, PLAN_PATH, startHarness } from "./loom-harness.ts";
@@ -162,6 +163,8 @@ test("a person's push that edits the running plan (a stage added) is taken: the 
 
   const plan = planRuns(h).at(-1);
   assert.match(summaryOf(plan), /\be\b.*waiting/i, "the plan's check run lists the new stage");
+  const [record] = await h.store.listPlansForPull("acme", "widgets", 1);
+  assert.equal(record && readStoredPlan(record).state.trusted, true, "a person's edit needs no approval");
   await h.finish();
   h = undefined;
 });

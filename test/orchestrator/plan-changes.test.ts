@@ -254,3 +254,28 @@ test("a plan change leaves stages that are not queued where they are: a running 
   assert.deepEqual({ b: notes("b"), c: notes("c"), d: notes("d") }, before, "no stage got a note");
   assert.deepEqual(story.state.rejected, []);
 });
+
+test("a plan change loom's own commit brought (untrusted) drops an approval and the author's trust; a person's change keeps both", () => {
+  const plan = makePlan([
+    ["a", []],
+    ["b", ["a"]],
+  ]);
+  const approved = new Story(plan, { trusted: false });
+  approved.command("approve", undefined, approved.state.pr.headSha);
+  assert.equal(approved.state.approvedSha, approved.state.pr.headSha);
+  approved.send({ type: "plan.changed", plan: { ...plan, blobSha: "c".repeat(40) }, untrusted: true });
+  assert.equal(approved.state.approvedSha, null, "the approval was of other plan text");
+  assert.match(approved.state.distrusted ?? "", /changed in a commit loom made/);
+
+  const trusted = new Story(plan);
+  trusted.send({ type: "plan.changed", plan: { ...plan, blobSha: "d".repeat(40) } });
+  assert.equal(trusted.state.trusted, true, "a person's change");
+  assert.equal(trusted.state.distrusted, undefined);
+  trusted.send({ type: "plan.changed", plan: { ...plan, blobSha: "e".repeat(40) }, untrusted: true });
+  assert.equal(trusted.state.trusted, false);
+  trusted.pass("a");
+  assert.deepEqual(trusted.dispatched(), [], "b is not started without a person");
+  assert.equal(trusted.stage("b").status, "queued");
+  trusted.command("approve", undefined, trusted.state.pr.headSha);
+  assert.deepEqual(trusted.dispatched(), ["b"], "a person's approval lets it go on");
+});

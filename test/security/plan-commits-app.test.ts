@@ -10,6 +10,7 @@ import {
   type Harness,
 } from "../app/loom-harness.ts";
 import { passingResult } from "../app/stage-results.ts";
+import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 
 /**
  * Hole 6, the App's side: a plan file that first appears at a head loom produced (its own merge of
@@ -119,6 +120,57 @@ test("a plan that comes in with loom's merge waits for a person also when GitHub
   assert.deepEqual(
     (evilPlanCheck(harness)?.["actions"] as { identifier: string }[] | undefined)?.map((a) => a.identifier),
     ["approve"],
+  );
+});
+
+test("a running plan whose file changed in loom's own merge waits for a person's approval, with the reason, though its author may run plans", async () => {
+  const { harness, loomHead } = await mergeStageA();
+  h = harness;
+  // A stage branch that got a plan edit in (publish refuses it; a bypass would not): the merge
+  // brings the edited plan file to the pull request's head.
+  const edited = DIAMOND_PLAN.replace("# Plan: Diamond", "# Plan: Diamond, rewritten by a session");
+  assert.notEqual(edited, DIAMOND_PLAN);
+  h.fake.files.set(`${loomHead}:${PLAN_PATH}`, edited);
+  h.fake.pullFiles.set(1, ["README.md", PLAN_PATH]);
+  await h.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", {
+      number: 1,
+      headSha: loomHead,
+      before: h.headSha,
+      sender: { login: BOT, type: "Bot" },
+    }),
+  );
+  const [record] = (await h.store.listPlansForPull("acme", "widgets", 1)).filter(
+    (plan) => plan.key.planPath === PLAN_PATH,
+  );
+  assert.ok(record);
+  const { state } = readStoredPlan(record);
+  assert.equal(state.plan.name, "Diamond, rewritten by a session", "the change is read at loom's head");
+  assert.equal(state.trusted, false, "and the plan no longer runs on its author's trust");
+  assert.equal(state.approvedSha, null);
+  const check = h.fake.checkRuns.filter((r) => r["name"] === "loom: PLAN-diamond").at(-1);
+  assert.deepEqual(
+    (check?.["actions"] as { identifier: string }[] | undefined)?.map((a) => a.identifier),
+    ["approve"],
+    "a person can approve it on the plan's check run",
+  );
+  assert.match(
+    JSON.stringify(check?.["output"] ?? {}),
+    /the plan file changed in a commit loom made/,
+    "the check run says why it waits",
+  );
+  // Stages b and c were dispatched on the merge; d, after both, waits for the approval.
+  for (const id of ["b", "c"]) {
+    const dispatch = h.fake.dispatches.find((d) => d.inputs["stage_id"] === id);
+    assert.ok(dispatch, `${id} was dispatched before the change was seen`);
+    h.fake.refs.set(`loom/pr-1/PLAN-diamond/${id}`, passingResult(id).head_sha);
+    await completeRun(h, dispatch, passingResult(id));
+  }
+  assert.equal(
+    h.fake.dispatches.filter((d) => d.inputs["stage_id"] === "d").length,
+    0,
+    "nothing more runs without a person",
   );
 });
 
