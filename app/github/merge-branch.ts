@@ -21,7 +21,7 @@ function finished(
   detail: string,
   sha?: string,
   parent?: string,
-  plansUntouched?: boolean,
+  answer?: { plansUntouched: boolean; tree: string | undefined },
 ): OrchestratorEvent[] {
   ctx.log.info({ stage: effect.stageId, outcome, sha }, "merge finished");
   return [
@@ -32,7 +32,8 @@ function finished(
       outcome,
       ...(sha ? { sha } : {}),
       ...(sha && parent ? { parent } : {}),
-      ...(sha && parent && plansUntouched ? { plansUntouched } : {}),
+      ...(sha && parent && answer?.plansUntouched === true ? { plansUntouched: true } : {}),
+      ...(sha && parent && answer?.tree !== undefined ? { tree: answer.tree } : {}),
       detail,
     },
   ];
@@ -60,6 +61,12 @@ function readPlansUntouched(answer: unknown): boolean {
     if (typeof filename !== "string" || isPlanPath(filename)) return false;
     return typeof previous !== "string" || !isPlanPath(previous);
   });
+}
+
+/** The merge commit's tree SHA from GitHub's answer (`commit.tree.sha`), read without trusting the shape. */
+function readTree(answer: unknown): string | undefined {
+  const tree = (answer as { commit?: { tree?: { sha?: unknown } } }).commit?.tree?.sha;
+  return typeof tree === "string" && /^[0-9a-f]{40}$/.test(tree) ? tree : undefined;
 }
 
 /** True when `sha` is the base head or one of its ancestors (compare API: `ahead` or `identical`). */
@@ -181,6 +188,6 @@ export async function mergeBranch(ctx: EffectContext, effect: MergeBranch): Prom
     `merged ${effect.head} into ${effect.base}`,
     response.data.sha,
     typeof parent === "string" ? parent : undefined,
-    readPlansUntouched(response.data),
+    { plansUntouched: readPlansUntouched(response.data), tree: readTree(response.data) },
   );
 }

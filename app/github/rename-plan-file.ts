@@ -10,7 +10,7 @@ type RenamePlanFile = Extract<Effect, { type: "renamePlanFile" }>;
  * Renames the plan file on the pull request's branch in one commit on the head loom knows: the
  * head commit's tree with the plan's blob moved, a commit on the head, and a fast-forward-only ref
  * update, so a push loom has not seen yet is never overwritten (GitHub answers 422 and the effect
- * runs again on the new head). 4 requests. Nothing when the file already has the name. A rename
+ * runs again on the new head). 4 requests, 3 when loom made the head (its tree is known). Nothing when the file already has the name. A rename
  * that cannot be done (refused, or still failing at the last attempt) is given up with the reason:
  * the plan goes on without it.
  */
@@ -24,9 +24,9 @@ export async function renamePlanFile(
   if (from === to || state.closed) return [];
   const head = state.pr.headSha;
   try {
-    const sha = await commitRename(ctx, effect, from, to);
+    const { sha, tree } = await commitRename(ctx, effect, from, to);
     ctx.log.info({ from, to, sha }, "plan file renamed");
-    return [{ type: "planFile.renamed", at: ctx.now(), path: to, sha, parent: head }];
+    return [{ type: "planFile.renamed", at: ctx.now(), path: to, sha, parent: head, tree }];
   } catch (error) {
     const failure = error instanceof EffectError ? error : toEffectError(`renaming ${from} to ${to}`, error);
     if (failure.retryable && (ctx.attempt ?? 1) < MAX_EFFECT_ATTEMPTS) throw failure;
@@ -39,18 +39,24 @@ async function commitRename(
   effect: RenamePlanFile,
   from: string,
   to: string,
-): Promise<string> {
+): Promise<{ sha: string; tree: string }> {
   const { state } = ctx;
   const head = state.pr.headSha;
   const where = { owner: ctx.owner, repo: ctx.repo };
   let sha: string;
+  let treeSha: string;
   try {
-    countCall(ctx.calls, effect.type);
-    const { data: commit } = await ctx.octokit.rest.git.getCommit({ ...where, commit_sha: head });
+    // The head's tree: known when loom made the head (its merge's or rename's answer), else read.
+    let baseTree = state.pr.headTree;
+    if (baseTree === undefined) {
+      countCall(ctx.calls, effect.type);
+      const { data: commit } = await ctx.octokit.rest.git.getCommit({ ...where, commit_sha: head });
+      baseTree = commit.tree.sha;
+    }
     countCall(ctx.calls, effect.type);
     const { data: tree } = await ctx.octokit.rest.git.createTree({
       ...where,
-      base_tree: commit.tree.sha,
+      base_tree: baseTree,
       tree: [
         { path: to, mode: "100644", type: "blob", sha: state.plan.blobSha },
         { path: from, mode: "100644", type: "blob", sha: null },
@@ -65,6 +71,7 @@ async function commitRename(
       parents: [head],
     });
     sha = created.sha;
+    treeSha = tree.sha;
   } catch (error) {
     throw toEffectError(`renaming ${from} to ${to}`, error);
   }
@@ -82,5 +89,5 @@ async function commitRename(
       });
     throw toEffectError(`renaming ${from} to ${to}`, error);
   }
-  return sha;
+  return { sha, tree: treeSha };
 }

@@ -201,6 +201,8 @@ export type OrchestratorEvent =
        * file: with the head moved to `sha`, the pull request's plan files are the ones loom knows.
        */
       plansUntouched?: boolean;
+      /** The merge commit's tree, from GitHub's answer. */
+      tree?: string;
       detail: string;
     }
   | {
@@ -259,7 +261,7 @@ export type OrchestratorEvent =
     }
   | { type: "tick"; at: number }
   /** loom renamed the plan file on the pull request's branch (`path`) in commit `sha` on `parent`: the new head. */
-  | { type: "planFile.renamed"; at: number; path: string; sha: string; parent: string }
+  | { type: "planFile.renamed"; at: number; path: string; sha: string; parent: string; tree?: string }
   /** loom gave up renaming the plan file (`reason` says why); the plan goes on without the rename. */
   | { type: "planFile.renameFailed"; at: number; reason: string }
   /**

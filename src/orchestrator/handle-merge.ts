@@ -65,7 +65,11 @@ export function handleMergeFinished(
         recordLoomHead(ctx, event.sha);
         // Made on the head loom knows: the head is loom's merge now, as its push will say.
         if (event.parent !== undefined && event.parent === ctx.state.pr.headSha) {
-          moveHead(ctx, event.sha, { before: event.parent, plansUntouched: event.plansUntouched === true });
+          moveHead(ctx, event.sha, {
+            before: event.parent,
+            plansUntouched: event.plansUntouched === true,
+            ...(event.tree === undefined ? {} : { tree: event.tree }),
+          });
           moved = true;
         }
       }

@@ -15,7 +15,7 @@ const LOOM_HEADS_KEPT = 20;
 export function moveHead(
   ctx: StepContext,
   headSha: string,
-  move: { before: string | null; pushedAt?: number; plansUntouched?: boolean },
+  move: { before: string | null; pushedAt?: number; plansUntouched?: boolean; tree?: string },
 ): void {
   const { state } = ctx;
   const previous = state.pr.headSha;
@@ -24,6 +24,8 @@ export function moveHead(
   state.pr = { ...state.pr, headSha };
   if (move.plansUntouched === true) state.pr.plansUntouched = true;
   else delete state.pr.plansUntouched;
+  if (move.tree === undefined) delete state.pr.headTree;
+  else state.pr.headTree = move.tree;
   if (move.pushedAt === undefined) delete state.pr.headAt;
   else state.pr.headAt = move.pushedAt;
   delete state.approvalLost;

@@ -86,6 +86,8 @@ export type PlanState = {
    * `plansUntouched`: the head is loom's own commit on the head before it (a merge, a rename of the
    * plan file) and changed no plan file but loom's rename, so the pull request's plan files are the
    * ones loom already read: its push's webhook needs no file list.
+   * `headTree`: the head commit's tree, when loom made that commit and its answer named the tree
+   * (a merge, a rename): a rename on it needs no read of the commit.
    */
   pr: {
     number: number;
@@ -94,6 +96,7 @@ export type PlanState = {
     baseRef: string;
     headAt?: number;
     plansUntouched?: true;
+    headTree?: string;
   };
   /**
    * Where the stage branches live: `loom/pr-<n>/<plan-id>`. Absent in plans stored by loom 0.2,

@@ -165,7 +165,11 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
       recordLoomHead(ctx, event.sha);
       if (ctx.state.pr.headSha !== event.parent) return false;
       // The commit moved the plan file and nothing else: the plan files are the ones loom knows.
-      moveHead(ctx, event.sha, { before: event.parent, plansUntouched: true });
+      moveHead(ctx, event.sha, {
+        before: event.parent,
+        plansUntouched: true,
+        ...(event.tree === undefined ? {} : { tree: event.tree }),
+      });
       return true;
     }
     case "target.synced":

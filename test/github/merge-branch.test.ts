@@ -207,14 +207,18 @@ test("the merge's event says the plan files are untouched only when GitHub's ans
   ];
   for (const [name, files, untouched] of cases) {
     gh = mockGitHub();
-    gh.api
-      .post(MERGE)
-      .reply(201, { sha: SHA, parents: [{ sha: parent }], ...(files === undefined ? {} : { files }) });
+    gh.api.post(MERGE).reply(201, {
+      sha: SHA,
+      commit: { tree: { sha: "7".repeat(40) } },
+      parents: [{ sha: parent }],
+      ...(files === undefined ? {} : { files }),
+    });
     const [event] = await executeEffect(makeContext(makeDiamond()), effect);
     assert.equal(event?.type, "merge.finished");
     if (event?.type !== "merge.finished") return;
     assert.equal(event.plansUntouched === true, untouched, name);
     assert.equal(event.parent, parent, name);
+    assert.equal(event.tree, "7".repeat(40), `${name}: the merge commit's tree, for a rename on it`);
     gh.done();
     gh.cleanup();
     gh = undefined;

@@ -45,6 +45,7 @@ describe("renaming the plan file on the pull request's branch", () => {
         path: "doc/plans/IN_PROGRESS-PLAN-demo.md",
         sha: COMMIT,
         parent: HEAD_SHA,
+        tree: NEW_TREE,
       },
     ]);
     assert.deepEqual(gh.find("POST", TREES)[0]?.body, {
@@ -68,6 +69,21 @@ describe("renaming the plan file on the pull request's branch", () => {
         message: "plan file renamed",
       },
     ]);
+    gh.done();
+  });
+
+  it("on a head loom made (its merge's answer named the tree), the commit is not read: 3 requests", async () => {
+    gh = mockGitHub();
+    gh.api.post(TREES).reply(201, { sha: NEW_TREE });
+    gh.api.post(COMMITS).reply(201, { sha: COMMIT });
+    gh.api.patch(HEAD_REF).reply(200, {});
+    const state = makeDiamond();
+    state.pr = { ...state.pr, headTree: "e".repeat(40) };
+    const ctx = makeContext(state);
+    const [event] = await executeEffect(ctx, done);
+    assert.equal(event?.type, "planFile.renamed");
+    assert.equal((gh.find("POST", TREES)[0]?.body as { base_tree?: string }).base_tree, "e".repeat(40));
+    assert.equal(ctx.calls?.by.renamePlanFile, 3);
     gh.done();
   });
 

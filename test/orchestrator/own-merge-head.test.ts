@@ -231,11 +231,14 @@ test("loom's head is marked plans-untouched only when its merge or rename change
     sha: MERGE,
     parent: head,
     plansUntouched: true,
+    tree: "7".repeat(40),
     detail: "",
   });
   assert.equal(story.state.pr.plansUntouched, true, "GitHub's answer listed no plan file");
+  assert.equal(story.state.pr.headTree, "7".repeat(40), "and named the merge's tree");
   story.send({ type: "head.moved", headSha: "d".repeat(40), before: MERGE });
   assert.equal(story.state.pr.plansUntouched, undefined, "a person's push may change plan files");
+  assert.equal(story.state.pr.headTree, undefined, "and has a tree loom does not know");
   story.run("b", "completed");
   const second = "f".repeat(40);
   story.send({
@@ -253,7 +256,9 @@ test("loom's head is marked plans-untouched only when its merge or rename change
     path: "doc/plans/IN_PROGRESS-PLAN-x.md",
     sha: "1".repeat(40),
     parent: second,
+    tree: "8".repeat(40),
   });
+  assert.equal(story.state.pr.headTree, "8".repeat(40));
   assert.equal(story.state.pr.headSha, "1".repeat(40));
   assert.equal(story.state.pr.plansUntouched, true, "loom's rename moved the plan file and nothing else");
 });
