@@ -37,6 +37,9 @@ describe("the repository config is read through Probot's config plugin", () => {
         { owner: "acme", name: "bare", files: { "README.md": "# bare\n" } },
         { owner: "acme", name: "broken", files: { ".github/loom.yml": "retry: [\n" } },
         { owner: "acme", name: "dangling", files: { ".github/loom.yml": "_extends: acme/missing\n" } },
+        { owner: "acme", name: "folder", files: { ".github/loom.yml/x": "y\n" } },
+        { owner: "acme", name: "circle", files: { ".github/loom.yml": "_extends: acme/circle2\n" } },
+        { owner: "acme", name: "circle2", files: { ".github/loom.yml": "_extends: acme/circle\n" } },
       ],
     });
     octokit = createClient(emulator);
@@ -62,11 +65,30 @@ describe("the repository config is read through Probot's config plugin", () => {
   it("reports invalid YAML with its line, and an _extends loom cannot read, instead of using defaults", async () => {
     const broken = await read("broken");
     assert.ok(!broken.ok);
-    assert.match(broken.problems[0]?.message ?? "", /acme\/broken.*invalid YAML/);
-    assert.equal(typeof broken.problems[0]?.line, "number");
+    // The plugin's own words, without its "[@probot/octokit-plugin-config]" tag, and YAML's reason.
+    assert.match(
+      broken.problems[0]?.message ?? "",
+      /^Configuration could not be parsed from \S+acme\/broken\S+ \(invalid YAML\): Flow sequence/,
+    );
+    assert.equal(broken.problems[0]?.line, 2, "the line YAML names");
     const dangling = await read("dangling");
     assert.ok(!dangling.ok);
     assert.match(dangling.problems[0]?.message ?? "", /_extends names acme\/missing:\.github\/loom\.yml/);
+  });
+
+  it("reports the plugin's other refusals (a directory, a circular _extends) in its words, with no line", async () => {
+    const folder = await read("folder");
+    assert.ok(!folder.ok);
+    assert.deepEqual(folder.problems.length, 1);
+    assert.match(
+      folder.problems[0]?.message ?? "",
+      /^\S+acme\/folder\S+ exists, but is either a directory or a submodule/,
+    );
+    assert.equal(folder.problems[0]?.line, null);
+    const circle = await read("circle");
+    assert.ok(!circle.ok);
+    assert.match(circle.problems[0]?.message ?? "", /^Recursion detected/);
+    assert.equal(circle.problems[0]?.line, null);
   });
 
   it("refuses session caps inherited from another repository", async () => {
@@ -79,7 +101,11 @@ describe("the repository config is read through Probot's config plugin", () => {
 
   it("throws (the delivery is retried) when GitHub fails, never falling back to the defaults", async () => {
     emulator.faults.route({ method: "GET", path: /\/contents\//, type: "status", status: 502, times: 1 });
-    await assert.rejects(read("widgets"), EffectError);
+    await assert.rejects(
+      read("widgets"),
+      (error: unknown) =>
+        error instanceof EffectError && /^reading \.github\/loom\.yml: 502/.test(error.message),
+    );
   });
 
   it("made only requests GitHub's OpenAPI description allows", () => {
