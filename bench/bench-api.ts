@@ -98,14 +98,9 @@ export async function benchApi(options: { quick?: boolean } = {}): Promise<void>
       pass: shapes.every((c) => c.checkRunWrites <= 8) && lattice!.checkRunWrites <= diamond!.checkRunWrites,
     });
   }
-  const reads = Math.max(...costs.map((c) => c.runReadsPerMinute ?? 0));
-  // A session longer than these: its heartbeats are listed and one downloaded once every half
-  // heartbeat timeout (2.5 min by default), besides its run's conditional reads.
-  const steady = 2 / 2.5;
-  record("run-reads", {
-    value: `${reads.toFixed(2)} a minute measured (charged reads per reconcile of a running stage, 304s free); long sessions add ${steady.toFixed(1)} (heartbeat list + download every 2.5 min)`,
-    pass: reads + steady <= 1,
-  });
+  // Run and heartbeat reads per reconcile of the clash plan's short sessions, printed above: their
+  // first read and status changes weigh on every reconcile. The target's row is measured on one
+  // long session at production cadence (`npm run bench -- reads`).
 }
 
 async function measurePlan({ plan, stages, pacing, reconcileMs }: Measured): Promise<Cost> {

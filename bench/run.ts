@@ -7,6 +7,7 @@ import { benchApi } from "./bench-api.ts";
 import { benchHop } from "./bench-hop.ts";
 import { benchMakespan } from "./bench-makespan.ts";
 import { benchParse } from "./bench-parse.ts";
+import { benchReads } from "./bench-reads.ts";
 import { benchReducer } from "./bench-reducer.ts";
 import { benchRoots } from "./bench-roots.ts";
 import { benchRss } from "./bench-rss.ts";
@@ -36,6 +37,7 @@ const sections: [string, string, (options: Options) => void | Promise<void>, boo
   ["rss", "App memory with 100 active 20-stage plans (real app process)", benchRss, false],
   ["makespan", "makespan over the critical path (30 s sessions, production pacing)", benchMakespan, false],
   ["api", "GitHub API cost of a whole plan (emulator, real app, action and Claude Code)", benchApi, false],
+  ["reads", "reads of one long session at production cadence (simulated clock, ETags on)", benchReads, true],
 ];
 
 const args = process.argv.slice(2);

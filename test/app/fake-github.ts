@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import nock from "nock";
 import type { Heartbeat } from "../../src/artifacts/heartbeat.ts";
 import type { StageResult } from "../../src/artifacts/stage-result.ts";
@@ -58,6 +59,8 @@ export type FakeGitHub = {
   /** A running run uploads its next `loom-heartbeat-<n>` artifact, taken at `timestamp`. */
   beat(runId: number, timestamp: number): void;
   unhandled: string[];
+  /** Every request the fake answered, with the status it answered (304s included), in order. */
+  answers: { method: string; path: string; status: number }[];
   /**
    * Requests GitHub fails (an outage): the next `times` requests whose method matches and whose
    * path matches `path` get `status` instead of an answer (`times: Infinity`: every one).
@@ -153,6 +156,7 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
         });
     },
     unhandled: [],
+    answers: [],
     faults: [],
     compare: compareByAge,
     close: () => undefined,
@@ -179,6 +183,15 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
         body ?? {},
         request.headers.get("accept") ?? "",
       );
+      // GitHub's conditional requests: a JSON answer carries an ETag, and the same answer asked
+      // with it in `If-None-Match` is a 304 (which costs no rate limit).
+      if (method === "GET" && status === 200 && typeof data === "object" && data !== null) {
+        const etag = `"${createHash("sha1").update(JSON.stringify(data)).digest("hex")}"`;
+        const notModified = request.headers.get("if-none-match") === etag;
+        fake.answers.push({ method, path: url.pathname, status: notModified ? 304 : 200 });
+        return notModified ? [304, ""] : [200, data as nock.Body, { ...headers, etag }];
+      }
+      fake.answers.push({ method, path: url.pathname, status });
       return [status, data as nock.Body, headers ?? {}];
     });
     interceptors.push(interceptor);

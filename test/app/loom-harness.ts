@@ -6,6 +6,7 @@ import { Probot, ProbotOctokit } from "probot";
 import pino from "pino";
 import { createLoomApp } from "../../app/index.ts";
 import type { Engine } from "../../app/engine/create-engine.ts";
+import type { GitHubCache } from "../../app/github/github-cache.ts";
 import type { LoomMetrics } from "../../app/metrics/create-metrics.ts";
 import { openStore } from "../../app/store/open-store.ts";
 import type { Store } from "../../app/store/store.ts";
@@ -77,6 +78,8 @@ export type HarnessOptions = {
   clock?: () => number;
   /** The App's metrics (default: its own, which the test cannot read). */
   metrics?: LoomMetrics;
+  /** The App's ETag cache, as `npm start` gives it (default: none, so no conditional requests). */
+  cache?: GitHubCache;
 };
 
 export function createProbot(): Probot {
@@ -126,6 +129,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     options.workerId ?? "test-worker",
     clock,
     options.metrics,
+    options.cache,
   );
   const close = async () => {
     fake.close();
@@ -163,6 +167,7 @@ export async function loadInstance(
   workerId: string,
   now: () => number,
   metrics?: LoomMetrics,
+  cache?: GitHubCache,
 ): Promise<Instance> {
   const probot = createProbot();
   let engine: Engine | undefined;
@@ -175,6 +180,7 @@ export async function loadInstance(
       autoDrain: false,
       sleep: () => Promise.resolve(),
       ...(metrics === undefined ? {} : { metrics }),
+      ...(cache === undefined ? {} : { cache }),
       onEngine: (created) => {
         engine = created;
       },
