@@ -37,6 +37,16 @@ async function finishRun(harness: Harness, stageId: string) {
 /** GitHub compares the App asked for so far. */
 const compares = (harness: Harness) => harness.gh.requests.filter((r) => r.path.includes("/compare/")).length;
 
+/** The webhook of loom's own push of `headSha` (made on `before`): the requests it cost. */
+async function receiveOwnPush(harness: Harness, headSha: string, before: string): Promise<string[]> {
+  const from = harness.gh.requests.length;
+  await harness.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", { number: 1, headSha, before, sender: { login: "loom[bot]" } }),
+  );
+  return harness.gh.requests.slice(from).map((r) => `${r.method} ${r.path}`);
+}
+
 async function planStateOf(harness: Harness): Promise<PlanState> {
   const [plan] = await harness.store.listPlansForPull("acme", "widgets", 1);
   assert.ok(plan);
@@ -149,17 +159,7 @@ test("the push of loom's own merge reads the file list only (no config, permissi
   await finishRun(h, "a");
   const merged = (await planStateOf(h)).loomHeads?.at(-1) ?? "";
   assert.notEqual(merged, "", "loom recorded its merge's SHA");
-  const requestsBefore = h.gh.requests.length;
-  await h.receive(
-    "pull_request",
-    pullRequestPayload("synchronize", {
-      number: 1,
-      headSha: merged,
-      before: h.headSha,
-      sender: { login: "loom[bot]" },
-    }),
-  );
-  const read = h.gh.requests.slice(requestsBefore).map((r) => `${r.method} ${r.path}`);
+  const read = await receiveOwnPush(h, merged, h.headSha);
   for (const path of ["/contents/", "/collaborators/"])
     assert.ok(!read.some((r) => r.includes(path)), `loom's own head reads nothing again: ${read.join(", ")}`);
   assert.equal((await planStateOf(h)).pr.headSha, merged, "the plan moved to loom's head");
@@ -174,21 +174,7 @@ test("the push of loom's own merge that GitHub's answer shows changed no plan fi
   const state = await planStateOf(h);
   const merged = state.loomHeads?.at(-1) ?? "";
   assert.equal(state.pr.headSha, merged, "the merge's answer moved the plan to loom's head");
-  const requestsBefore = h.gh.requests.length;
-  await h.receive(
-    "pull_request",
-    pullRequestPayload("synchronize", {
-      number: 1,
-      headSha: merged,
-      before: h.headSha,
-      sender: { login: "loom[bot]" },
-    }),
-  );
-  assert.deepEqual(
-    h.gh.requests.slice(requestsBefore).map((r) => `${r.method} ${r.path}`),
-    [],
-    "not even the file list",
-  );
+  assert.deepEqual(await receiveOwnPush(h, merged, h.headSha), [], "not even the file list");
   // A person's push next is read in full again: the flag belongs to loom's head only.
   const pushed = nextSha();
   h.fake.refs.set("feature/plan", pushed);
@@ -220,17 +206,7 @@ test("the push of loom's own merge whose answer lists a plan file, or lists no f
     h.fake.mergeFiles = files;
     await finishRun(h, "a");
     const merged = (await planStateOf(h)).loomHeads?.at(-1) ?? "";
-    const requestsBefore = h.gh.requests.length;
-    await h.receive(
-      "pull_request",
-      pullRequestPayload("synchronize", {
-        number: 1,
-        headSha: merged,
-        before: h.headSha,
-        sender: { login: "loom[bot]" },
-      }),
-    );
-    const read = h.gh.requests.slice(requestsBefore).map((r) => `${r.method} ${r.path}`);
+    const read = await receiveOwnPush(h, merged, h.headSha);
     assert.ok(
       read.some((r) => r.includes("/pulls/1/files")),
       `files ${JSON.stringify(files)}: ${read.join(", ")}`,
@@ -248,20 +224,8 @@ test("the late webhook of loom's own earlier merge, after loom took a later merg
   const state = await planStateOf(h);
   assert.notEqual(state.pr.headSha, first, "b's merge is the head now");
   assert.ok((state.loomHeads ?? []).includes(first));
-  const requestsBefore = h.gh.requests.length;
-  await h.receive(
-    "pull_request",
-    pullRequestPayload("synchronize", {
-      number: 1,
-      headSha: first,
-      before: h.headSha,
-      sender: { login: "loom[bot]" },
-    }),
-  );
-  assert.deepEqual(
-    h.gh.requests.slice(requestsBefore).map((r) => `${r.method} ${r.path}`),
-    [],
-  );
+  const read = await receiveOwnPush(h, first, h.headSha);
+  assert.deepEqual(read, []);
   assert.equal((await planStateOf(h)).pr.headSha, state.pr.headSha);
   await h.finish();
   h = undefined;

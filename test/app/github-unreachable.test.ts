@@ -104,6 +104,27 @@ async function startLoom(baseUrl: string, timeoutMs: number) {
   };
 }
 
+/** Stops loom as SIGTERM does (no grace), while `draining` runs; the stop's log lines. */
+async function stopNow(loom: Awaited<ReturnType<typeof startLoom>>, draining: Promise<unknown>) {
+  const lines: { message: string; data: object }[] = [];
+  const log = {
+    info: (data: object, message: string) => lines.push({ message, data }),
+    error: (data: object, message: string) => lines.push({ message, data }),
+  };
+  const running = {
+    store: loom.store,
+    workerId: WORKER,
+    engine: loom.engine,
+    server: null,
+    log,
+    halt: loom.halt,
+  };
+  const ok = await stopLoom(running, log, 0);
+  loom.markClosed();
+  await draining;
+  return { ok, lines };
+}
+
 const pullOpened = pullRequestPayload("opened", { number: 1, headSha: "a".repeat(40) });
 
 async function recordTwo(loom: {
@@ -158,22 +179,7 @@ describe("stopping loom while a GitHub request hangs", { timeout: 60_000 }, () =
     const draining = loom.engine.drain();
     await github.firstRequest();
 
-    const lines: { message: string; data: object }[] = [];
-    const log = {
-      info: (data: object, message: string) => lines.push({ message, data }),
-      error: (data: object, message: string) => lines.push({ message, data }),
-    };
-    const running = {
-      store: loom.store,
-      workerId: WORKER,
-      engine: loom.engine,
-      server: null,
-      log,
-      halt: loom.halt,
-    };
-    const ok = await stopLoom(running, log, 0);
-    loom.markClosed();
-    await draining;
+    const { ok, lines } = await stopNow(loom, draining);
     assert.equal(ok, true, JSON.stringify(lines));
     assert.deepEqual(
       lines.map((line) => line.message),
@@ -223,18 +229,7 @@ describe("stopping loom while a GitHub request hangs", { timeout: 60_000 }, () =
     });
     const draining = loom.engine.drain();
     await github.firstRequest();
-    const log = { info: () => undefined, error: () => undefined };
-    const running = {
-      store: loom.store,
-      workerId: WORKER,
-      engine: loom.engine,
-      server: null,
-      log,
-      halt: loom.halt,
-    };
-    assert.equal(await stopLoom(running, log, 0), true);
-    loom.markClosed();
-    await draining;
+    assert.equal((await stopNow(loom, draining)).ok, true);
 
     const store: Store = await openStore({ sqlitePath: loom.sqlitePath });
     cleanups.push(() => store.close());

@@ -48,10 +48,7 @@ function fileAnswer(overrides: Record<string, unknown>) {
 async function read(status: number, body: unknown) {
   gh?.cleanup();
   gh = mockGitHub();
-  gh.api
-    .get(CONTENT)
-    .query({ ref: "main" })
-    .reply(status, body);
+  gh.api.get(CONTENT).query({ ref: "main" }).reply(status, body);
   const result = await readRepoFile(new Octokit({ auth: "t" }), repo, PATH, "main");
   gh.done();
   return result;

@@ -28,9 +28,15 @@ afterEach(async () => {
   h = undefined;
 });
 
-/** alice (write) opens the diamond plan; stage `a` passes and loom merges it: the new head is loom's. */
-async function mergeStageA(): Promise<{ harness: Harness; loomHead: string }> {
+/**
+ * alice (write) opens the diamond plan; stage `a` passes and loom merges it: the new head is loom's.
+ * `mergeFiles`: what GitHub's merge answer lists (default: no files).
+ */
+async function mergeStageA(
+  mergeFiles: Harness["fake"]["mergeFiles"] = null,
+): Promise<{ harness: Harness; loomHead: string }> {
   const harness = await startHarness();
+  harness.fake.mergeFiles = mergeFiles;
   await harness.receive(
     "pull_request",
     pullRequestPayload("opened", { number: 1, headSha: harness.headSha }),
@@ -53,6 +59,19 @@ function addEvilPlanAt(harness: Harness, sha: string): void {
   harness.fake.pullFiles.set(1, ["README.md", PLAN_PATH, EVIL_PATH]);
 }
 
+/** GitHub's webhook of loom's push of `loomHead` (made on the head alice opened). */
+function receiveLoomPush(harness: Harness, loomHead: string): Promise<void> {
+  return harness.receive(
+    "pull_request",
+    pullRequestPayload("synchronize", {
+      number: 1,
+      headSha: loomHead,
+      before: harness.headSha,
+      sender: { login: BOT, type: "Bot" },
+    }),
+  );
+}
+
 const evilDispatches = (harness: Harness) =>
   harness.fake.dispatches.filter((d) => d.inputs["plan_id"] === "PLAN-evil");
 const evilPlanCheck = (harness: Harness) =>
@@ -62,15 +81,7 @@ test("a plan that first appears at loom's own merge waits for a person's /loom a
   const { harness, loomHead } = await mergeStageA();
   h = harness;
   addEvilPlanAt(h, loomHead);
-  await h.receive(
-    "pull_request",
-    pullRequestPayload("synchronize", {
-      number: 1,
-      headSha: loomHead,
-      before: h.headSha,
-      sender: { login: BOT, type: "Bot" },
-    }),
-  );
+  await receiveLoomPush(h, loomHead);
   assert.deepEqual(evilDispatches(h), [], "nothing of the new plan runs");
   const check = evilPlanCheck(h);
   assert.ok(check, "the new plan has its check run");
@@ -90,32 +101,14 @@ test("a plan that first appears at loom's own merge waits for a person's /loom a
 });
 
 test("a plan that comes in with loom's merge waits for a person also when GitHub's merge answer lists its files", async () => {
-  const harness = await startHarness();
-  h = harness;
   // GitHub's answer to the merge lists what it changed: the new plan file among them.
-  harness.fake.mergeFiles = [
+  const { harness, loomHead } = await mergeStageA([
     { filename: "src/a.ts", status: "added" },
     { filename: EVIL_PATH, status: "added" },
-  ];
-  await harness.receive(
-    "pull_request",
-    pullRequestPayload("opened", { number: 1, headSha: harness.headSha }),
-  );
-  const dispatch = harness.fake.dispatches.find((d) => d.inputs["stage_id"] === "a");
-  assert.ok(dispatch);
-  harness.fake.refs.set("loom/pr-1/PLAN-diamond/a", passingResult("a").head_sha);
-  await completeRun(harness, dispatch, passingResult("a"));
-  const loomHead = harness.fake.refs.get("feature/plan") ?? "";
+  ]);
+  h = harness;
   addEvilPlanAt(harness, loomHead);
-  await harness.receive(
-    "pull_request",
-    pullRequestPayload("synchronize", {
-      number: 1,
-      headSha: loomHead,
-      before: harness.headSha,
-      sender: { login: BOT, type: "Bot" },
-    }),
-  );
+  await receiveLoomPush(harness, loomHead);
   assert.deepEqual(evilDispatches(harness), [], "nothing of the new plan runs");
   assert.deepEqual(
     (evilPlanCheck(harness)?.["actions"] as { identifier: string }[] | undefined)?.map((a) => a.identifier),
@@ -132,15 +125,7 @@ test("a running plan whose file changed in loom's own merge waits for a person's
   assert.notEqual(edited, DIAMOND_PLAN);
   h.fake.files.set(`${loomHead}:${PLAN_PATH}`, edited);
   h.fake.pullFiles.set(1, ["README.md", PLAN_PATH]);
-  await h.receive(
-    "pull_request",
-    pullRequestPayload("synchronize", {
-      number: 1,
-      headSha: loomHead,
-      before: h.headSha,
-      sender: { login: BOT, type: "Bot" },
-    }),
-  );
+  await receiveLoomPush(h, loomHead);
   const [record] = (await h.store.listPlansForPull("acme", "widgets", 1)).filter(
     (plan) => plan.key.planPath === PLAN_PATH,
   );
