@@ -19,6 +19,7 @@ import { buildPlanSpec } from "./build-plan-spec.ts";
 import { findLostMerges, headContains } from "./find-lost-merges.ts";
 import { isStalePush } from "../../src/orchestrator/move-head.ts";
 import { isLoomProducedHead } from "./plans-of-pull.ts";
+import { isLateOwnPush, isOwnHead, isUntouchedOwnHead } from "./own-heads.ts";
 import type { EngineDeps } from "./engine-deps.ts";
 import { readRepoConfig, CONFIG_PATH } from "./read-repo-config.ts";
 import { readRepoFile } from "./read-repo-file.ts";
@@ -250,68 +251,6 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
     if (!trust.trusted) deps.log.info({ path, reason: trust.reason }, "plan waits for /loom approve");
     await applyEvents(deps, { key: keyOf(repo, pull.number, path), events, repo: settings });
   }
-}
-
-/**
- * The push is a commit loom made itself (a stage's merge, the plan file's rename) for every running
- * plan of the pull request (its SHA is one of their `loomHeads`, from loom's own merge answers).
- * With no plan file besides the running ones, nothing else is read again: loom's commits change no
- * plan and no setting (publish refuses sessions' plan and config changes), so the config, the
- * permission and the plan text would cost 3 or more requests per merge for nothing. A new plan
- * file takes the full path (and, first seen at loom's head, waits for a person's approval).
- */
-function isOwnHead(
-  known: PlanRecord[],
-  stored: StoredPlanReader,
-  sha: string,
-  files: { file: string; path: string }[],
-  blobs: ReadonlyMap<string, string | null>,
-): boolean {
-  const active = known.filter((record) => record.active);
-  return (
-    active.length > 0 &&
-    // A plan file that is not running yet came in with this head: it is read (and waits for a person).
-    files.every(({ path }) => active.some((record) => record.key.planPath === path)) &&
-    // A running plan's file changed by loom's commit (a stage's merge): read, and the change waits
-    // for a person (`plan.changed` with `untrusted`).
-    files.every(({ file, path }) => {
-      const record = active.find((candidate) => candidate.key.planPath === path);
-      return record === undefined || blobs.get(file) === stored(record).state.plan.blobSha;
-    }) &&
-    active.every((record) => (stored(record).state.loomHeads ?? []).includes(sha))
-  );
-}
-
-/**
- * The push of a commit loom made itself and already moved every running plan to (from its merge or
- * rename answer), which changed no plan file (`plansUntouched`): the plan files are the ones loom
- * read before, so not even the file list is read (one request less per merge). A pull request
- * without a running plan, or a plan not on this head yet, takes the file list.
- */
-function isUntouchedOwnHead(known: PlanRecord[], stored: StoredPlanReader, sha: string): boolean {
-  const active = known.filter((record) => record.active);
-  return (
-    active.length > 0 &&
-    active.every((record) => {
-      const { pr } = stored(record).state;
-      return pr.headSha === sha && pr.plansUntouched === true;
-    })
-  );
-}
-
-/**
- * A late webhook of loom's own earlier commit (a merge, a rename): every running plan of the pull
- * request already moved past it, to a later commit of loom's own that contains it, whose own
- * webhook reads the file list. Nothing to read or do.
- */
-function isLateOwnPush(
-  known: PlanRecord[],
-  stored: StoredPlanReader,
-  sha: string,
-  before: string | null,
-): boolean {
-  const active = known.filter((record) => record.active);
-  return active.length > 0 && active.every((record) => isStalePush(stored(record).state, sha, before));
 }
 
 /** Each running plan not yet on loom's own new head moves there (the reducer keeps an approval). */
