@@ -186,8 +186,15 @@ test("/loom help is answered with the commands and a 👀; a command loom does n
   const [help, unknown] = h.fake.comments.slice(-2).map((c) => String(c["body"]));
   assert.match(help ?? "", /`\/loom retry <stage>`/);
   assert.doesNotMatch(help ?? "", /frobnicate/);
+  assert.doesNotMatch(help ?? "", /could not use/, "help asked for is no problem");
   assert.match(unknown ?? "", /frobnicate/);
   assert.match(unknown ?? "", /`\/loom retry <stage>`/);
+  await say("/loom frob\n/loom zap", 603);
+  assert.match(
+    String(h.fake.comments.at(-1)?.["body"]),
+    /\nloom could not use that: `\/loom frob` is not a loom command\. `\/loom zap` is not a loom command\.\n/,
+    "each problem said, one after the other",
+  );
   await h.finish();
   h = undefined;
 });
@@ -226,5 +233,53 @@ test("refused comments get a 👎 each but the reason at most once per person an
   await comment("bob", 607);
   assert.equal(refusalsTo("bob").length, 2, "an hour later the reason is written again");
   await harness.finish();
+  h = undefined;
+});
+
+test("/loom status from a writer gets a 👍 and a reply with the plan's status, and the status comment is written again", async () => {
+  h = await openWithFailedRoot();
+  const updates = () =>
+    h?.gh.requests.filter((r) => r.method === "PATCH" && r.path.includes("/issues/comments/")).length ?? 0;
+  const before = updates();
+  await h.receive(
+    "issue_comment",
+    issueCommentPayload({ number: 1, body: "/loom status", sender: { login: "alice" }, commentId: 701 }),
+  );
+  assert.deepEqual(h.fake.reactions, [{ commentId: 701, content: "+1" }]);
+  const reply = String(h.fake.comments.at(-1)?.["body"]);
+  assert.match(reply, /PLAN-diamond/);
+  assert.match(reply, /\ba\b/);
+  assert.ok(updates() > before, "the status comment was brought up to date");
+  assert.equal(h.fake.dispatches.length, 1, "nothing runs");
+  await h.finish();
+  h = undefined;
+});
+
+test("comment deliveries that reached the inbox another way (an edit, an issue, no command) cost no request", async () => {
+  h = await openWithFailedRoot();
+  const requests = h.gh.requests.length;
+  const cases = [
+    issueCommentPayload({ number: 1, body: "/loom retry a", sender: { login: "alice" }, action: "edited" }),
+    {
+      ...issueCommentPayload({ number: 1, body: "/loom retry a", sender: { login: "alice" } }),
+      issue: { number: 1 },
+    },
+    issueCommentPayload({ number: 1, body: "thanks loom, looks good", sender: { login: "alice" } }),
+    issueCommentPayload({ number: 2, body: "/loom retry a", sender: { login: "alice" } }),
+  ];
+  // Recorded straight into the inbox, as a loom before this one or a redelivery might have.
+  for (const [i, payload] of cases.entries())
+    await h.store.recordDelivery({
+      id: `stray-${i}`,
+      name: "issue_comment",
+      payload,
+      receivedAt: Date.now(),
+    });
+  await h.engine.drain();
+  assert.equal(h.gh.requests.length, requests, "not even a permission lookup");
+  assert.equal(h.fake.dispatches.length, 1);
+  for (const [i] of cases.entries())
+    assert.notEqual((await h.store.getDelivery(`stray-${i}`))?.completedAt, null);
+  await h.finish();
   h = undefined;
 });
