@@ -25,13 +25,12 @@ export function isOwnHead(
   const active = known.filter((record) => record.active);
   return (
     active.length > 0 &&
-    // A plan file that is not running yet came in with this head: it is read (and waits for a person).
-    files.every(({ path }) => active.some((record) => record.key.planPath === path)) &&
-    // A running plan's file changed by loom's commit (a stage's merge): read, and the change waits
-    // for a person (`plan.changed` with `untrusted`).
+    // A plan file that is not running yet came in with this head, or a running plan's file changed
+    // by loom's commit (a stage's merge): it is read (and waits for a person: a first sighting, or
+    // `plan.changed` with `untrusted`).
     files.every(({ file, path }) => {
       const record = active.find((candidate) => candidate.key.planPath === path);
-      return record === undefined || blobs.get(file) === stored(record).state.plan.blobSha;
+      return record !== undefined && blobs.get(file) === stored(record).state.plan.blobSha;
     }) &&
     active.every((record) => (stored(record).state.loomHeads ?? []).includes(sha))
   );

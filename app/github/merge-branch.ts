@@ -31,9 +31,13 @@ function finished(
       stageId: effect.stageId,
       outcome,
       ...(sha ? { sha } : {}),
-      ...(sha && parent ? { parent } : {}),
-      ...(sha && parent && answer?.plansUntouched === true ? { plansUntouched: true } : {}),
-      ...(sha && parent && answer?.tree !== undefined ? { tree: answer.tree } : {}),
+      ...(sha && parent
+        ? {
+            parent,
+            ...(answer?.plansUntouched === true ? { plansUntouched: true } : {}),
+            ...(answer?.tree === undefined ? {} : { tree: answer.tree }),
+          }
+        : {}),
       detail,
     },
   ];

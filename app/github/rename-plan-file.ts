@@ -10,9 +10,9 @@ type RenamePlanFile = Extract<Effect, { type: "renamePlanFile" }>;
  * Renames the plan file on the pull request's branch in one commit on the head loom knows: the
  * head commit's tree with the plan's blob moved, a commit on the head, and a fast-forward-only ref
  * update, so a push loom has not seen yet is never overwritten (GitHub answers 422 and the effect
- * runs again on the new head). 4 requests, 3 when loom made the head (its tree is known). Nothing when the file already has the name. A rename
- * that cannot be done (refused, or still failing at the last attempt) is given up with the reason:
- * the plan goes on without it.
+ * runs again on the new head). 4 requests, 3 when loom made the head (its tree is known). Nothing
+ * when the file already has the name. A rename that cannot be done (refused, or still failing at
+ * the last attempt) is given up with the reason: the plan goes on without it.
  */
 export async function renamePlanFile(
   ctx: EffectContext,

@@ -68,7 +68,7 @@ export function handleMergeFinished(
           moveHead(ctx, event.sha, {
             before: event.parent,
             plansUntouched: event.plansUntouched === true,
-            ...(event.tree === undefined ? {} : { tree: event.tree }),
+            tree: event.tree,
           });
           moved = true;
         }

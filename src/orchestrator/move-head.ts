@@ -15,7 +15,7 @@ const LOOM_HEADS_KEPT = 20;
 export function moveHead(
   ctx: StepContext,
   headSha: string,
-  move: { before: string | null; pushedAt?: number; plansUntouched?: boolean; tree?: string },
+  move: { before: string | null; pushedAt?: number; plansUntouched?: boolean; tree?: string | undefined },
 ): void {
   const { state } = ctx;
   const previous = state.pr.headSha;

@@ -168,7 +168,7 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
       moveHead(ctx, event.sha, {
         before: event.parent,
         plansUntouched: true,
-        ...(event.tree === undefined ? {} : { tree: event.tree }),
+        tree: event.tree,
       });
       return true;
     }

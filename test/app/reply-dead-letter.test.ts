@@ -64,6 +64,16 @@ async function setUp(inactive: PlanKey[] = []): Promise<{ store: Store; deps: En
   return { store, deps };
 }
 
+/** Stage `a`'s check run `id` of `plan` at HEAD, pressed or re-run by alice. */
+const stageCheckRun = (id: number, plan: PlanKey) => ({
+  id,
+  name: "loom: stage a",
+  externalId: formatCheckRunExternalId(plan.planPath, "a"),
+  headSha: HEAD,
+  pullNumber: 7,
+  sender: alice,
+});
+
 const delivery = (id: string, name: string, payload: unknown): InboxDelivery => ({
   id,
   name,
@@ -120,14 +130,7 @@ test("a comment that is no command, an edited comment, or one on a pull request 
 
 test("a check-run button and a check-run re-run get a reply on that check run, on the plan its external id names", async () => {
   const { store, deps } = await setUp();
-  const options = {
-    id: 55,
-    name: "loom: PLAN-other / a",
-    externalId: formatCheckRunExternalId(SECOND.planPath, "a"),
-    headSha: HEAD,
-    pullNumber: 7,
-    sender: alice,
-  };
+  const options = stageCheckRun(55, SECOND);
   await replyDeadLetter(
     deps,
     delivery("button", "check_run", checkRunPayload("requested_action", options)),
@@ -199,14 +202,7 @@ test("a comment's reply goes to the pull request's running plan, past one that e
 
 test("check runs and suites that are no command, or whose plan loom does not have, get no reply", async () => {
   const { store, deps } = await setUp();
-  const options = {
-    id: 56,
-    name: "loom: PLAN-demo / a",
-    externalId: formatCheckRunExternalId(FIRST.planPath, "a"),
-    headSha: HEAD,
-    pullNumber: 7,
-    sender: alice,
-  };
+  const options = stageCheckRun(56, FIRST);
   const created = { ...checkRunPayload("rerequested", options), action: "created" };
   const unknownPlan = checkRunPayload("requested_action", {
     ...options,

@@ -28,7 +28,7 @@ const KEY = {
 };
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  for (const undo of cleanups.splice(0).reverse()) await undo();
 });
 
 type Seen = { method: string; url: string; windowLimit: number | undefined };
@@ -83,15 +83,17 @@ async function setUp(
   return { store, deps, seen, metrics, lines };
 }
 
+/** A progress effect (a stage branch's clean-up) and a display one (a label). */
+const cleanup = { key: "k:delete-a", type: "deleteBranch", branch: "loom/pr-7/PLAN-demo/a" };
+const label = {
+  key: "k:label-hold",
+  type: "ensureLabel",
+  label: { name: "loom:hold", color: "ededed", description: "held" },
+};
+
 const version = async (store: Store) => (await store.getPlan(KEY))?.version;
 
 test("a progress effect may fill GitHub's whole write window; a display effect leaves the reserve for progress", async () => {
-  const cleanup = { key: "k:delete-a", type: "deleteBranch", branch: "loom/pr-7/PLAN-demo/a" };
-  const label = {
-    key: "k:label-hold",
-    type: "ensureLabel",
-    label: { name: "loom:hold", color: "ededed", description: "held" },
-  };
   const { store, deps, seen } = await setUp([cleanup, label], 204, false);
   // One effect of a plan at a time: the progress lane's first.
   assert.equal(await runEffects(deps, 10), 1);
@@ -107,12 +109,6 @@ test("a progress effect may fill GitHub's whole write window; a display effect l
 });
 
 test("a done effect records the events it returned and its latency; one that returned none leaves the plan's version alone", async () => {
-  const cleanup = { key: "k:delete-a", type: "deleteBranch", branch: "loom/pr-7/PLAN-demo/a" };
-  const label = {
-    key: "k:label-hold",
-    type: "ensureLabel",
-    label: { name: "loom:hold", color: "ededed", description: "held" },
-  };
   const { store, deps, metrics } = await setUp([cleanup, label], 204);
   const before = await version(store);
   await runEffects(deps, 10);
@@ -131,7 +127,6 @@ test("a done effect records the events it returned and its latency; one that ret
 });
 
 test("an effect GitHub fails is kept for a later attempt with GitHub's reason, saying so in the log", async () => {
-  const cleanup = { key: "k:delete-a", type: "deleteBranch", branch: "loom/pr-7/PLAN-demo/a" };
   const { store, deps, lines } = await setUp([cleanup], 502);
   await runEffects(deps, 10);
   const failed = await store.getEffect(cleanup.key);
@@ -146,7 +141,6 @@ test("an effect GitHub fails is kept for a later attempt with GitHub's reason, s
 });
 
 test("an effect GitHub refuses for good is given up (dead), saying so in the log", async () => {
-  const cleanup = { key: "k:delete-a", type: "deleteBranch", branch: "loom/pr-7/PLAN-demo/a" };
   const { store, deps, lines } = await setUp([cleanup], 403);
   await runEffects(deps, 10);
   const dead = await store.getEffect(cleanup.key);
