@@ -73,9 +73,11 @@ export type Emulator = {
   /**
    * The environment GitHub gives a job of run `runId` (for the runner side): `GITHUB_*`, a job
    * token, and `ACTIONS_RUNTIME_TOKEN` + `ACTIONS_RESULTS_URL` so `@actions/artifact` uploads here
-   * (on GHES: `ACTIONS_RUNTIME_URL`, the artifact API v3).
+   * (on GHES: `ACTIONS_RUNTIME_URL`, the artifact API v3). `permissions` are the job's
+   * `permissions:` (none given: the job token may not write check runs). A job that asks for more
+   * than the run's caller workflow grants any of its jobs is refused, as GitHub refuses the run.
    */
-  runnerEnv(runId: number): Record<string, string>;
+  runnerEnv(runId: number, permissions?: Readonly<Record<string, string>>): Record<string, string>;
   /** A token that acts as `login` in REST calls (tokens the emulator does not know act as the app's bot). */
   tokenFor(login: string): string;
   /**

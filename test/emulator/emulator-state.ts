@@ -151,6 +151,11 @@ export type EmulatorState = {
   permissions: Map<string, Map<string, Role>>;
   /** Issued tokens → the login they act as. */
   tokens: Map<string, string>;
+  /**
+   * Job tokens (`GITHUB_TOKEN`) → the permissions their job holds (`contents: write`, …), as the
+   * runner asked for them (`runnerEnv`). Only the scopes the emulator enforces are read: `checks`.
+   */
+  jobPermissions: Map<string, Readonly<Record<string, string>>>;
   /** One-time artifact download tokens → artifact id and expiry. */
   downloads: Map<string, { artifactId: number; expiresAt: number }>;
   /** Issued `ACTIONS_RUNTIME_TOKEN`s → the run whose jobs hold them. */
@@ -172,6 +177,7 @@ export function createEmulatorState(): EmulatorState {
     artifacts: [],
     permissions: new Map(),
     tokens: new Map(),
+    jobPermissions: new Map(),
     downloads: new Map(),
     appRegistrations: [],
     runtimeTokens: new Map(),

@@ -7,7 +7,7 @@ import type {
   RunRecord,
 } from "./emulator-state.ts";
 import { HTML, idOfLogin, iso, userJson, type Json, type JsonContext } from "./user-json.ts";
-import { appJson, repoJson } from "./repo-json.ts";
+import { actionsAppJson, appJson, repoJson } from "./repo-json.ts";
 
 /**
  * GitHub-shaped JSON for the emulator's records, shared by REST answers and webhook payloads:
@@ -150,7 +150,7 @@ export function checkRunJson(ctx: JsonContext, repo: RepoRecord, run: CheckRunRe
     },
     name: run.name,
     check_suite: { id: run.checkSuiteId },
-    app: appJson(ctx, repo.owner),
+    app: run.app === "github-actions[bot]" ? actionsAppJson(ctx) : appJson(ctx, repo.owner),
     pull_requests: pulls,
     actions: run.actions,
   };

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
+import { tokenOf } from "./token-of.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { findOperation, validateRequest } from "../support/openapi.ts";
@@ -47,13 +48,6 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
-}
-
-/** The token of `token X`, `Bearer X`, or git's `Basic base64(user:X)`. */
-function tokenOf(authorization: string): string {
-  const basic = /^basic\s+(.+)$/i.exec(authorization)?.[1];
-  if (basic) return Buffer.from(basic, "base64").toString("utf8").split(":").slice(1).join(":");
-  return /^(?:token|bearer)\s+(.+)$/i.exec(authorization)?.[1]?.trim() ?? "";
 }
 
 /**

@@ -64,6 +64,24 @@ export function appJson(ctx: JsonContext, owner: string): Json {
   };
 }
 
+/** GitHub Actions as the app of the check runs a job token creates (GitHub's app id 15368). */
+export function actionsAppJson(ctx: JsonContext): Json {
+  return {
+    id: 15368,
+    slug: "github-actions",
+    node_id: "MDM6QXBwMTUzNjg=",
+    name: "GitHub Actions",
+    owner: userJson(ctx, "github"),
+    description: "Automate your workflow from idea to production",
+    external_url: "https://help.github.com/en/actions",
+    html_url: `${HTML}/apps/github-actions`,
+    created_at: iso(0),
+    updated_at: iso(0),
+    permissions: { checks: "write", contents: "write", actions: "write" },
+    events: ["check_run", "check_suite", "push", "workflow_dispatch"],
+  };
+}
+
 export function repoJson(ctx: JsonContext, repo: RepoRecord): Json {
   const api = `${ctx.url}/repos/${repo.fullName}`;
   const html = `${HTML}/${repo.fullName}`;

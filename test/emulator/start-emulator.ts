@@ -155,10 +155,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     as: (login, fullName) => createPerson(core, repoOf(fullName), login),
     setPermission: (login, role, fullName) => setRole(state, repoOf(fullName).fullName, login, role),
     cloneUrl: (fullName) => `${json.url}/${repoOf(fullName).fullName}.git`,
-    runnerEnv(runId) {
+    runnerEnv(runId, permissions = {}) {
       const run = runs.find(runId);
       const token = `ghs_job_${takeId(state)}`;
       state.tokens.set(token, "github-actions[bot]");
+      state.jobPermissions.set(token, permissions);
       const env = buildRunnerEnv({ url: json.url, run, token, now: now(), ghes: settings.ghes });
       state.runtimeTokens.set(env["ACTIONS_RUNTIME_TOKEN"] ?? "", run.id);
       return env;

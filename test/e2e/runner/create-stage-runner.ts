@@ -10,6 +10,7 @@ import {
   type RecordedRequest,
 } from "../../support/fake-model-server.ts";
 import { checkout, stageCheckoutRef } from "./git-clone.ts";
+import { readJobPermissions } from "./job-permissions.ts";
 import {
   buildActionEnv,
   readOutputs,
@@ -102,7 +103,7 @@ export function createStageRunner(options: StageRunnerOptions): StageRunner {
     const jobDir = path.join(options.workDir, `run-${run.id}`, name);
     const workspace = path.join(jobDir, "workspace");
     await mkdir(jobDir, { recursive: true });
-    const runner = emulator.runnerEnv(run.id);
+    const runner = emulator.runnerEnv(run.id, await readJobPermissions(emulator, run, name));
     await checkout({
       cloneUrl: emulator.cloneUrl(run.repo),
       branch: stageCheckoutRef(run.inputs),
