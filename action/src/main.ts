@@ -13,6 +13,7 @@ import { createGitHubClient } from "./github/create-github-client.ts";
 import { createSessionSandbox, disposeSessionSandbox } from "./isolation/create-session-sandbox.ts";
 import { describeIsolation } from "./isolation/session-isolation.ts";
 import { createArtifactDeps } from "./publish/create-artifact-deps.ts";
+import { createResultReporter } from "./publish/create-result-reporter.ts";
 import { PublishInputs, runPublish } from "./publish/run-publish.ts";
 import { runStage } from "./run-stage.ts";
 import { RunStageInputs } from "./run-stage-inputs.ts";
@@ -229,7 +230,12 @@ async function publishMode(env: Env): Promise<void> {
     tempDir,
     inputs,
     knownSecrets,
-    deps: { ...createArtifactDeps(createJobArtifacts(env)), log: (message) => core.info(message) },
+    deps: {
+      ...createArtifactDeps(createJobArtifacts(env)),
+      log: (message) => core.info(message),
+      reportResult: createResultReporter(env, githubToken),
+    },
+    ...(Number(env.GITHUB_RUN_ID) > 0 ? { runId: Number(env.GITHUB_RUN_ID) } : {}),
   });
   core.setOutput("published", result.pushed_sha ?? "");
   if (!result.ok) core.setFailed(`loom publish refused: ${result.refusals.map((r) => r.rule).join(", ")}`);

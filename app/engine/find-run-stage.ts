@@ -22,17 +22,9 @@ export async function findRunStage(
   repo: { owner: string; repo: string },
   run: RunIdentity,
 ): Promise<RunStage | null> {
-  const plans = (await deps.store.listActivePlans())
-    .filter((record) => isPlanInRepo(record.key, repo))
-    .map((record) => ({
-      key: record.key,
-      planKey: record.planKey,
-      stored: readStoredPlan(record),
-    }));
-  for (const plan of plans) {
-    const found = findByRunId(plan.stored.state, run.id);
-    if (found) return { plan, ...found };
-  }
+  const plans = await loadRepoPlans(deps, repo);
+  const recorded = findRecorded(plans, run.id);
+  if (recorded !== null) return recorded;
   const botLogin = await deps.getBotLogin();
   for (const plan of plans) {
     const { state, repo: settings } = plan.stored;
@@ -51,6 +43,29 @@ export async function findRunStage(
     }
   }
   return null;
+}
+
+async function loadRepoPlans(deps: EngineDeps, repo: { owner: string; repo: string }): Promise<LoadedPlan[]> {
+  return (await deps.store.listActivePlans())
+    .filter((record) => isPlanInRepo(record.key, repo))
+    .map((record) => ({ key: record.key, planKey: record.planKey, stored: readStoredPlan(record) }));
+}
+
+function findRecorded(plans: readonly LoadedPlan[], runId: number): RunStage | null {
+  for (const plan of plans) {
+    const found = findByRunId(plan.stored.state, runId);
+    if (found) return { plan, ...found };
+  }
+  return null;
+}
+
+/** The plan and stage whose session recorded run `runId` (never a run matched by its title). */
+export async function findRecordedRunStage(
+  deps: EngineDeps,
+  repo: { owner: string; repo: string },
+  runId: number,
+): Promise<RunStage | null> {
+  return findRecorded(await loadRepoPlans(deps, repo), runId);
 }
 
 function findByRunId(state: PlanState, runId: number): { stageId: string; attempt: number } | null {

@@ -5,6 +5,8 @@ import type { EngineDeps } from "./engine-deps.ts";
 import { computeInboxBackoff, MAX_INBOX_ATTEMPTS } from "./inbox-backoff.ts";
 import { isSuperseded } from "./is-superseded.ts";
 import { onCheckRun } from "./on-check-run.ts";
+import { onResultCheckRun } from "./on-result-check-run.ts";
+import { isResultCheckRun } from "./webhook-fields.ts";
 import { onCheckSuite } from "./on-check-suite.ts";
 import { onIssueComment } from "./on-issue-comment.ts";
 import { onPullRequest } from "./on-pull-request.ts";
@@ -84,7 +86,9 @@ export function routeDelivery(deps: EngineDeps, delivery: InboxDelivery): Promis
     case "issue_comment":
       return onIssueComment(deps, delivery.payload);
     case "check_run":
-      return onCheckRun(deps, delivery.payload);
+      return isResultCheckRun(delivery.payload)
+        ? onResultCheckRun(deps, delivery.payload)
+        : onCheckRun(deps, delivery.payload);
     case "check_suite":
       return onCheckSuite(deps, delivery.payload);
     case "workflow_run":

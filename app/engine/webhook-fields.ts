@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RESULT_CHECK_RUN_NAME } from "../../src/artifacts/result-check-run.ts";
 import { RunIdentity } from "../github/judge-run-identity.ts";
 
 /**
@@ -73,6 +74,32 @@ export const CheckRunDelivery = Envelope.extend({
   requested_action: z.object({ identifier: z.string() }).nullable().optional(),
 });
 export type CheckRunDelivery = z.infer<typeof CheckRunDelivery>;
+
+/** The app GitHub names on the check runs a job token (`GITHUB_TOKEN`) creates. */
+export const ACTIONS_APP_SLUG = "github-actions";
+
+/**
+ * A check run created by a workflow job (GitHub Actions' app) that may be a `loom result`
+ * (`src/artifacts/result-check-run.ts`): its text is read, never trusted for more than a run loom
+ * recorded.
+ */
+export const ResultCheckRunDelivery = Envelope.extend({
+  check_run: z.object({
+    id: z.number().int(),
+    name: z.literal(RESULT_CHECK_RUN_NAME),
+    head_sha: z.string(),
+    app: z.object({ slug: z.literal(ACTIONS_APP_SLUG) }),
+    output: z.object({ text: z.string().nullable().default(null) }),
+  }),
+});
+export type ResultCheckRunDelivery = z.infer<typeof ResultCheckRunDelivery>;
+
+/** Whether a `check_run` payload is a `loom result` by GitHub Actions (cheap: no text parsed). */
+export function isResultCheckRun(payload: unknown): boolean {
+  const run = (payload as { check_run?: { name?: unknown; app?: { slug?: unknown } | null } } | null)
+    ?.check_run;
+  return run?.name === RESULT_CHECK_RUN_NAME && run.app?.slug === ACTIONS_APP_SLUG;
+}
 
 /**
  * "Re-run all checks" / "Re-run failed checks" (GitHub sends `check_suite.rerequested` only to

@@ -1,5 +1,6 @@
 import type { Context, Probot } from "probot";
 import { readDeliveryKeys } from "../engine/read-delivery-keys.ts";
+import { isResultCheckRun } from "../engine/webhook-fields.ts";
 import type { Store } from "../store/store.ts";
 
 /** The webhook events and actions loom acts on; everything else is not even recorded. */
@@ -11,6 +12,10 @@ export const RECORDED_EVENTS = [
   "pull_request.labeled",
   "pull_request.unlabeled",
   "issue_comment.created",
+  // A job's `loom result` check run (only those are kept: `isResultCheckRun`). GitHub sends
+  // `created`, and `completed` for one created completed; the second finds its session ended.
+  "check_run.created",
+  "check_run.completed",
   "check_run.requested_action",
   "check_run.rerequested",
   "check_suite.rerequested",
@@ -34,6 +39,8 @@ export type RecordDeps = {
 export function recordDeliveries(app: Probot, deps: RecordDeps): void {
   app.on([...RECORDED_EVENTS], async (context: Context) => {
     if (context.name === "issue_comment" && !mentionsLoom(context.payload)) return;
+    if (context.name === "check_run" && isRunLifecycle(context.payload) && !isResultCheckRun(context.payload))
+      return;
     const fresh = await deps.store.recordDelivery({
       id: context.id,
       name: context.name,
@@ -44,6 +51,12 @@ export function recordDeliveries(app: Probot, deps: RecordDeps): void {
     if (fresh) deps.wake();
     else context.log.info({ delivery: context.id }, "duplicate delivery ignored");
   });
+}
+
+/** `check_run.created` / `completed`: every check run of every app, most of them loom's own. */
+function isRunLifecycle(payload: unknown): boolean {
+  const action = (payload as { action?: unknown }).action;
+  return action === "created" || action === "completed";
 }
 
 /** Comments that cannot hold a command are not worth a row. */

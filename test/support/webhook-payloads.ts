@@ -230,3 +230,37 @@ export function delivery(name: string, payload: Json, id?: string): EmitterWebho
   deliveries += 1;
   return { id: id ?? `delivery-${deliveries}`, name, payload } as unknown as EmitterWebhookEvent;
 }
+
+export type ResultCheckRunOptions = {
+  id: number;
+  headSha: string;
+  /** `output.text`: a `loom result`'s JSON, or anything else. */
+  text: string | null;
+  name?: string;
+  /** The app GitHub names on the run (default GitHub Actions, as for a job token's check run). */
+  app?: { id: number; slug: string };
+  action?: "created" | "completed";
+};
+
+/** A check run a workflow job created with its `GITHUB_TOKEN` (`loom result` by default), as GitHub reports it to every App with checks permission. */
+export function resultCheckRunPayload(options: ResultCheckRunOptions): Json {
+  const app = options.app ?? { id: 15368, slug: "github-actions" };
+  return envelope(
+    "check_run",
+    options.action ?? "created",
+    { login: "github-actions[bot]" },
+    {
+      check_run: {
+        id: options.id,
+        name: options.name ?? "loom result",
+        external_id: "",
+        head_sha: options.headSha,
+        status: "completed",
+        conclusion: "neutral",
+        output: { title: "t", summary: "s", text: options.text, annotations_count: 0 },
+        app: { ...app, node_id: `A_${app.id}`, name: app.slug },
+        pull_requests: [],
+      },
+    },
+  );
+}

@@ -61,9 +61,11 @@ for (const path of EXAMPLES) {
         assert.ok(secret in (called.secrets ?? {}), `${secret} is a secret of ${pin[1]}`);
     });
 
-    it("grants the publish job contents: write, and id-token: write only when it calls the OIDC workflow", () => {
+    it("grants the publish job contents: write and checks: write, and id-token: write only when it calls the OIDC workflow", () => {
       assert.ok(job !== undefined);
       assert.equal(job.permissions.contents, "write", "the called publish job needs contents: write");
+      // GitHub refuses the whole run at startup when a called job asks for more than its caller grants.
+      assert.equal(job.permissions.checks, "write", "the called publish job asks for checks: write");
       const oidc = (job.uses ?? "").includes("/loom-stage-oidc.yml@");
       assert.equal(job.permissions["id-token"], oidc ? "write" : undefined);
       assert.equal(caller.permissions, undefined, "no workflow-wide grant");

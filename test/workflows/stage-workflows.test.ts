@@ -110,7 +110,7 @@ for (const path of [STAGE, STAGE_OIDC]) {
       assert.ok(install >= 0 && install < setup && setup < start, "install → setup → session");
       if (login >= 0) assert.ok(setup < login && login < start, "setup never sees cloud credentials");
       assert.deepEqual(publish?.needs, "run");
-      assert.deepEqual(publish?.permissions, { contents: "write" });
+      assert.deepEqual(publish?.permissions, { contents: "write", checks: "write" });
       assert.ok(!/ANTHROPIC|OAUTH|aws-actions|google-github-actions/.test(JSON.stringify(publish)));
     });
 

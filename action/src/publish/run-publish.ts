@@ -9,6 +9,7 @@ import {
   PUBLISH_RESULT_FILE,
   PublishResult,
 } from "../../../src/artifacts/publish-result.ts";
+import { formatResultCheckRun, type ResultCheckRun } from "../../../src/artifacts/result-check-run.ts";
 import { StageResult } from "../../../src/artifacts/stage-result.ts";
 import { planRunOf, type LearningUse } from "../../../src/knowledge/learning-use.ts";
 import { redactSecrets } from "../../../src/redact/redact-secrets.ts";
@@ -35,6 +36,11 @@ export type PublishDeps = {
   /** Upload `files` (absolute paths inside `rootDirectory`) as the named artifact. */
   uploadArtifact: (name: string, files: string[], rootDirectory: string) => Promise<void>;
   log: (message: string) => void;
+  /**
+   * Create the `loom result` check run on `sha` with the job token (`checks: write`); absent when
+   * the job has no token or run id. A failure is logged: the App then reads the artifact.
+   */
+  reportResult?: (check: ResultCheckRun, sha: string) => Promise<void>;
 };
 
 export type PublishOptions = {
@@ -46,6 +52,8 @@ export type PublishOptions = {
   /** Values to treat as secrets besides token patterns (e.g. the job's token). */
   knownSecrets: readonly string[];
   deps: PublishDeps;
+  /** `GITHUB_RUN_ID`: the run the `loom result` check run speaks for. */
+  runId?: number;
 };
 
 /**
@@ -101,7 +109,47 @@ export async function runPublish(options: PublishOptions): Promise<PublishResult
   await writeFile(resultFile, `${JSON.stringify(result, null, 2)}\n`);
   const carried = await carryRunResult(options, resultDir);
   await deps.uploadArtifact(PUBLISH_ARTIFACT, [resultFile, ...carried], resultDir);
+  await reportResult(options, result);
   return result;
+}
+
+/**
+ * Once the stage's work is pushed, the run's outcome (the carried `loom-result` and this job's
+ * result) as the `loom result` check run on the pushed commit: the App reads it from the webhook
+ * instead of listing and downloading `loom-publish`. Last, after the artifact it stands for, so
+ * the App never acts on a run whose artifact is missing. Redacted like every way out.
+ */
+async function reportResult(options: PublishOptions, result: PublishResult): Promise<void> {
+  const { deps, runId } = options;
+  if (deps.reportResult === undefined || runId === undefined || result.pushed_sha === undefined) return;
+  let stageResult: StageResult;
+  try {
+    const text = await readFile(join(options.tempDir, RESULT_ARTIFACT, RESULT_FILE), "utf8");
+    const parsed = StageResult.safeParse(JSON.parse(text));
+    if (!parsed.success) return;
+    stageResult = parsed.data;
+  } catch {
+    return;
+  }
+  if (stageResult.plan_id !== options.inputs.plan_id || stageResult.stage_id !== options.inputs.stage_id)
+    return;
+  const check = formatResultCheckRun({ version: 1, run_id: runId, result: stageResult, publish: result });
+  if (check === null) {
+    deps.log("the run's result is too long for a check run: loom reads it from loom-publish");
+    return;
+  }
+  const redact = (text: string): string => redactSecrets(text, options.knownSecrets);
+  try {
+    await deps.reportResult(
+      { ...check, title: redact(check.title), summary: redact(check.summary), text: redact(check.text) },
+      result.pushed_sha,
+    );
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    deps.log(
+      `could not create the ${check.name} check run (${redact(message).slice(0, 300)}): loom reads loom-publish instead`,
+    );
+  }
 }
 
 type ResultLearnings = { learnings: unknown[]; use?: LearningUse };
