@@ -256,6 +256,31 @@ describe(
       }
     });
 
+    it("took every stage's outcome from its run's loom result check run: the App listed and downloaded no artifact", () => {
+      const { requests, state } = e2e.emulator;
+      const reported = state.checkRuns.filter(
+        (r) => r.name === "loom result" && r.app === "github-actions[bot]",
+      );
+      assert.deepEqual(
+        reported
+          .map(
+            (r) => (JSON.parse(r.output.text ?? "{}") as { result?: { stage_id?: string } }).result?.stage_id,
+          )
+          .sort(),
+        ["a", "b", "c", "d"],
+      );
+      const artifactReads = requests.filter(
+        (r) =>
+          r.login === BOT &&
+          (r.operationId === "actions/list-workflow-run-artifacts" ||
+            r.operationId === "actions/download-artifact"),
+      );
+      assert.deepEqual(
+        artifactReads.map((r) => r.path),
+        [],
+      );
+    });
+
     it("made only requests GitHub's OpenAPI description allows, and uploaded artifacts cleanly", () => {
       e2e.emulator.assertNoViolations();
       assert.deepEqual(e2e.emulator.runnerErrors, []);

@@ -96,7 +96,7 @@ describe(
       );
     });
 
-    it("the action uploaded through the artifact API v3 and the App read the results over REST after each run", () => {
+    it("the action uploaded through the artifact API v3, and the App read each result from its run's loom result check run or over REST after the run", () => {
       const { requests, state } = e2e.emulator;
       assert.ok(state.artifacts.length > 0);
       for (const artifact of state.artifacts)
@@ -114,8 +114,25 @@ describe(
       const downloads = requests.filter(
         (r) => r.operationId === "actions/download-artifact" && r.status === 302,
       );
-      // A run's result comes in its loom-publish (the publish job carries it), else in loom-result.
-      for (const result of state.artifacts.filter((a) => a.name === "loom-result")) {
+      // A run that pushed its stage's work reported its outcome as the `loom result` check run
+      // (GitHub Actions' own, through the job token on /api/v3): the App downloaded nothing for it.
+      const reported = new Set(
+        state.checkRuns
+          .filter((r) => r.name === "loom result" && r.app === "github-actions[bot]")
+          .map((r) => (JSON.parse(r.output.text ?? "{}") as { run_id?: number }).run_id),
+      );
+      assert.ok(reported.size > 0, "passing runs reported their outcome as a check run");
+      for (const runId of reported)
+        assert.ok(
+          !downloads.some((r) =>
+            state.artifacts.some((a) => a.runId === runId && r.path.includes(`/artifacts/${a.id}/zip`)),
+          ),
+          `the App downloaded no artifact of run ${runId}`,
+        );
+      // Any other run's result comes in its loom-publish (the publish job carries it), else in loom-result.
+      for (const result of state.artifacts.filter(
+        (a) => a.name === "loom-result" && !reported.has(a.runId),
+      )) {
         const carrier =
           state.artifacts.find((a) => a.runId === result.runId && a.name === "loom-publish") ?? result;
         assert.ok(
