@@ -394,7 +394,7 @@ test("between deliveries the worker lets waiting webhooks in", async () => {
 });
 
 test("an App without metrics processes, supersedes, fails and gives up deliveries all the same", async () => {
-  const { store, deps, record, outcomes } = await setUp({ withMetrics: false });
+  const { store, deps, lines, record, outcomes } = await setUp({ withMetrics: false });
   await record("given-up", "issue_comment", comment(32));
   for (let attempt = 1; attempt < MAX_INBOX_ATTEMPTS; attempt++) {
     assert.equal((await store.claimDeliveries("old", 10, 0, NOW)).length, 1);
@@ -418,4 +418,12 @@ test("an App without metrics processes, supersedes, fails and gives up deliverie
     ["given-up", GITHUB_DOWN, NOW, `gave up after ${MAX_INBOX_ATTEMPTS} attempts: ${GITHUB_DOWN}`],
   ]);
   assert.deepEqual(await outcomes(), {}, "nothing counted");
+  assert.deepEqual(
+    lines.filter((line) => line.level >= 40).map((line) => [line.msg, line.delivery]),
+    [
+      ["delivery given up (dead-lettered)", "given-up"],
+      ["delivery failed; it waits in the inbox for its next attempt", "push-2"],
+    ],
+    "only the failed and the given-up delivery are reported",
+  );
 });
