@@ -156,6 +156,8 @@ test("a reader's re-run changes nothing and gets one reply saying why, on the fi
   for (const planKey of [key(7), key(8)]) {
     assert.equal((await planOf(store, planKey)).state.stages["a"]?.status, "completed-with-failures");
     assert.equal(await rerunReply(store, planKey, 67), undefined);
+    const { state } = await planOf(store, planKey);
+    assert.equal(state.updatedAt, planAt(7, HEAD, true).updatedAt, "no event reached the plan");
   }
   gh.done();
 });
