@@ -239,6 +239,214 @@ test("pull request actions loom does not act on (edited, assigned) read nothing 
 });
 
 // ---------------------------------------------------------------------------------------------
+// Labels
+
+test("a loom label added by someone who may steer loom reaches every running plan of the pull request", async () => {
+  const s = setUp();
+  s.fake.files.set(`${s.head}:${OTHER_PATH}`, onePlan("Other"));
+  s.setPullFiles([PLAN_PATH, OTHER_PATH]);
+  await s.deliver("opened");
+  const seen = s.gh.requests.length;
+  await s.deliver("labeled", { labels: ["loom:hold", "loom:skip:PLAN-other/only"], label: "loom:hold" });
+  assert.deepEqual(s.requests(seen), ["GET /repos/acme/widgets/collaborators/alice/permission"]);
+  assert.deepEqual((await s.read()).state.labels, ["loom:hold"]);
+  assert.deepEqual((await s.read(OTHER_PATH)).state.labels, ["loom:hold", "loom:skip:only"]);
+  assert.deepEqual(
+    s.lines.map((line) => line.msg),
+    [],
+  );
+  s.finish();
+});
+
+test("a loom label added by someone who may not steer loom is ignored, saying who and why", async () => {
+  const s = setUp();
+  await s.deliver("opened");
+  await s.deliver("labeled", { labels: ["loom:hold"], label: "loom:hold", sender: { login: "mallory" } });
+  const { state } = await s.read();
+  assert.deepEqual(state.labels, []);
+  assert.deepEqual(state.ignoredLabels, ["loom:hold"]);
+  const line = s.lines.find((entry) => entry.msg === "label change ignored");
+  assert.equal(line?.["sender"], "mallory");
+  assert.match(String(line?.["reason"]), /mallory/);
+  s.finish();
+});
+
+test("a label removed by someone who may steer loom stops counting, and a label of another plan is no change", async () => {
+  const s = setUp();
+  await s.deliver("opened", { labels: ["loom:hold"] });
+  await s.deliver("unlabeled", { labels: [], label: "loom:hold" });
+  assert.deepEqual((await s.read()).state.labels, []);
+  // A label qualified for another plan: passed on as a full set, nothing this plan obeys.
+  await s.deliver("labeled", { labels: ["loom:skip:PLAN-else/a"], label: "loom:skip:PLAN-else/a" });
+  const { state } = await s.read();
+  assert.deepEqual(state.labels, []);
+  assert.deepEqual(state.ignoredLabels ?? [], []);
+  s.finish();
+});
+
+test("a label that is not loom's, or a pull request without running plans, reads nothing and changes nothing", async () => {
+  const s = setUp();
+  await s.deliver("labeled", { labels: ["loom:hold"], label: "loom:hold" });
+  assert.deepEqual(s.requests(), []);
+  await s.deliver("opened");
+  const { version } = await s.read();
+  const seen = s.gh.requests.length;
+  await s.deliver("labeled", { labels: ["bug"], label: "bug" });
+  assert.deepEqual(s.requests(seen), []);
+  assert.equal((await s.read()).version, version);
+  await s.deliver("closed");
+  const closed = await s.read();
+  await s.deliver("labeled", { labels: ["loom:hold"], label: "loom:hold" });
+  assert.equal((await s.read()).version, closed.version);
+  s.finish();
+});
+
+test("a label change without the label named (a full set only) still passes the set on", async () => {
+  const s = setUp();
+  await s.deliver("opened");
+  const payload = s.payload("labeled", { labels: ["loom:hold"] });
+  delete payload["label"];
+  await onPullRequest(s.deps, payload);
+  assert.deepEqual((await s.read()).state.labels, ["loom:hold"]);
+  s.finish();
+});
+
+test("a label a person without the role put on keeps no effect when a writer changes another label", async () => {
+  const s = setUp();
+  await s.deliver("opened");
+  await s.deliver("labeled", { labels: ["loom:hold"], label: "loom:hold", sender: { login: "mallory" } });
+  await s.deliver("labeled", { labels: ["loom:hold", "loom:skip:b"], label: "loom:skip:b" });
+  const { state } = await s.read();
+  assert.deepEqual(state.labels, ["loom:skip:b"]);
+  assert.deepEqual(state.ignoredLabels, ["loom:hold"]);
+  assert.equal(state.hold, false);
+  s.finish();
+});
+
+test("labels under the repository's own prefix are loom's; the default prefix is then no label of loom's", async () => {
+  const s = setUp();
+  s.fake.files.set(`main:${CONFIG}`, "label_prefix: bot\n");
+  await s.deliver("opened");
+  const { version } = await s.read();
+  await s.deliver("labeled", { labels: ["loom:hold"], label: "loom:hold" });
+  assert.equal((await s.read()).version, version);
+  await s.deliver("labeled", { labels: ["loom:hold", "bot:hold"], label: "bot:hold" });
+  assert.deepEqual((await s.read()).state.labels, ["bot:hold"]);
+  s.finish();
+});
+
+// ---------------------------------------------------------------------------------------------
+// Closing and reopening
+
+test("a merged or closed pull request closes its running plans, saying which in their stages' notes", async () => {
+  for (const merged of [true, false]) {
+    const s = setUp();
+    await s.deliver("opened");
+    await s.deliver("closed", { merged });
+    const { state, active } = await s.read();
+    assert.equal(active, false);
+    assert.equal(state.closed, true);
+    const notes = state.stages["a"]?.notes.map((note) => note.text) ?? [];
+    assert.ok(
+      notes.some((text) => text.startsWith(`pull request ${merged ? "merged" : "closed"}`)),
+      notes.join("; "),
+    );
+    s.finish();
+  }
+});
+
+test("closing again leaves a closed plan alone; closing a pull request without plans reads nothing", async () => {
+  const s = setUp();
+  await s.deliver("closed");
+  assert.deepEqual(s.requests(), []);
+  await s.deliver("opened");
+  await s.deliver("closed");
+  const { version } = await s.read();
+  await s.deliver("closed");
+  assert.equal((await s.read()).version, version);
+  s.finish();
+});
+
+test("a plan file taken out of the pull request stops its plan; the others go on", async () => {
+  const s = setUp();
+  s.fake.files.set(`${s.head}:${OTHER_PATH}`, onePlan("Other"));
+  s.setPullFiles([PLAN_PATH, OTHER_PATH]);
+  await s.deliver("opened");
+  const sha = push(s, { [OTHER_PATH]: onePlan("Other") });
+  s.setPullFiles([{ filename: PLAN_PATH, status: "removed" }, OTHER_PATH]);
+  await s.deliver("synchronize", { headSha: sha, before: s.head });
+  assert.deepEqual(await s.plans(), [
+    [PLAN_PATH, false],
+    [OTHER_PATH, true],
+  ]);
+  const notes = (await s.read()).state.stages["a"]?.notes.map((note) => note.text) ?? [];
+  assert.ok(notes.some((text) => text.startsWith("pull request closed")));
+  // Taking the last one out closes it too, and reads no config.
+  const last = push(s, {});
+  s.setPullFiles(["README.md"]);
+  const seen = s.gh.requests.length;
+  const { version } = await s.read();
+  await s.deliver("synchronize", { headSha: last, before: sha });
+  assert.deepEqual(await s.plans(), [
+    [PLAN_PATH, false],
+    [OTHER_PATH, false],
+  ]);
+  assert.deepEqual(s.requests(seen), [`GET /repos/acme/widgets/pulls/${s.pr}/files`]);
+  assert.equal((await s.read()).version, version, "a plan already stopped is not stopped again");
+  s.finish();
+});
+
+test("a reopened pull request opens its closed plan again, trusted as before, with the labels it obeyed", async () => {
+  const s = setUp();
+  await s.deliver("opened", { labels: ["loom:hold"] });
+  // loom:hold was taken off by someone who may not steer loom: the plan still obeys it.
+  await s.patch(PLAN_PATH, (state) => {
+    state.ignoredLabels = ["loom:hold"];
+  });
+  await s.deliver("closed");
+  await s.deliver("reopened", { labels: [] });
+  const { state, active } = await s.read();
+  assert.equal(active, true);
+  assert.equal(state.closed, false);
+  assert.equal(state.trusted, true);
+  assert.deepEqual(state.labels, ["loom:hold"]);
+  assert.equal(state.hold, true);
+  s.finish();
+});
+
+test("a reopen at loom's own head keeps the plan trusted when its file is the one it had and it was trusted", async () => {
+  const s = setUp();
+  await s.deliver("opened");
+  const rename = push(s, { [PLAN_PATH]: DIAMOND_PLAN });
+  await s.patch(PLAN_PATH, (state) => {
+    state.loomHeads = [rename];
+  });
+  await s.deliver("closed");
+  await s.deliver("reopened", { headSha: rename });
+  const { state } = await s.read();
+  assert.equal(state.pr.headSha, rename);
+  assert.equal(state.trusted, true);
+  s.finish();
+});
+
+test("a reopen at loom's own head with the plan file changed, or a plan that waited for a person, waits for a person", async () => {
+  for (const variant of ["changed", "untrusted"] as const) {
+    const s = setUp();
+    await s.deliver("opened");
+    const text = variant === "changed" ? DIAMOND_PLAN.replace("name: Join", "name: Join them") : DIAMOND_PLAN;
+    const rename = push(s, { [PLAN_PATH]: text });
+    await s.patch(PLAN_PATH, (state) => {
+      state.loomHeads = [rename];
+      if (variant === "untrusted") state.trusted = false;
+    });
+    await s.deliver("closed");
+    await s.deliver("reopened", { headSha: rename });
+    assert.equal((await s.read()).state.trusted, false, variant);
+    s.finish();
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
 // Opening
 
 test("an opened pull request with a plan file records the plan, trusted, at its head and GitHub's time of it", async () => {
@@ -571,6 +779,21 @@ test("a plan with more stages than max_stages_per_plan is reported at the first 
   s.finish();
 });
 
+test("a closed plan does not keep its plan id: a second file with that id on a reopen makes both refused", async () => {
+  const s = setUp();
+  const [left, right] = ["left/PLAN-x.md", "right/PLAN-x.md"];
+  s.fake.files.set(`${s.head}:${left}`, onePlan("Left"));
+  s.setPullFiles([left]);
+  await s.deliver("opened");
+  await s.deliver("closed");
+  const sha = push(s, { [left]: onePlan("Left"), [right]: onePlan("Right") });
+  s.setPullFiles([left, right]);
+  await s.deliver("reopened", { headSha: sha });
+  assert.deepEqual(await s.plans(), [[left, false]]);
+  assert.equal(s.invalid().length, 2);
+  s.finish();
+});
+
 // ---------------------------------------------------------------------------------------------
 // Several plans
 
@@ -616,6 +839,17 @@ test("a plan file renamed IN_PROGRESS- is the plan known by its first name, read
     s.requests(seen).filter((line) => line.includes("PLAN-diamond")),
     [`GET /repos/acme/widgets/contents/${renamed}`],
   );
+  s.finish();
+});
+
+test("a plan beside a closed one is alone in its pull request", async () => {
+  const s = setUp();
+  await s.deliver("opened");
+  await s.deliver("closed");
+  const sha = push(s, { [OTHER_PATH]: onePlan("Other") });
+  s.setPullFiles([OTHER_PATH]);
+  await s.deliver("reopened", { headSha: sha });
+  assert.equal((await s.read(OTHER_PATH)).state.checkNamesWithPlan, undefined);
   s.finish();
 });
 
@@ -832,6 +1066,18 @@ test("the same head seen again with another `before`, or without a lost approval
   s.finish();
 });
 
+test("a push reads .github/loom.yml again: the stored repository settings follow it", async () => {
+  const s = setUp();
+  await s.deliver("opened");
+  s.fake.files.set(`main:${CONFIG}`, "workflow: build.yml\ndelete_branches: false\n");
+  const sha = push(s, { [PLAN_PATH]: DIAMOND_PLAN });
+  await s.deliver("synchronize", { headSha: sha, before: s.head });
+  const { repo } = await s.read();
+  assert.equal(repo.workflowFile, "build.yml");
+  assert.equal(repo.branchCleanup, false);
+  s.finish();
+});
+
 // ---------------------------------------------------------------------------------------------
 // loom's own heads
 
@@ -976,228 +1222,6 @@ test("the late webhook of loom's own earlier commit, with every running plan pas
   s.finish();
 });
 
-// ---------------------------------------------------------------------------------------------
-// Closing and reopening
-
-test("a merged or closed pull request closes its running plans, saying which in their stages' notes", async () => {
-  for (const merged of [true, false]) {
-    const s = setUp();
-    await s.deliver("opened");
-    await s.deliver("closed", { merged });
-    const { state, active } = await s.read();
-    assert.equal(active, false);
-    assert.equal(state.closed, true);
-    const notes = state.stages["a"]?.notes.map((note) => note.text) ?? [];
-    assert.ok(
-      notes.some((text) => text.startsWith(`pull request ${merged ? "merged" : "closed"}`)),
-      notes.join("; "),
-    );
-    s.finish();
-  }
-});
-
-test("closing again leaves a closed plan alone; closing a pull request without plans reads nothing", async () => {
-  const s = setUp();
-  await s.deliver("closed");
-  assert.deepEqual(s.requests(), []);
-  await s.deliver("opened");
-  await s.deliver("closed");
-  const { version } = await s.read();
-  await s.deliver("closed");
-  assert.equal((await s.read()).version, version);
-  s.finish();
-});
-
-test("a plan file taken out of the pull request stops its plan; the others go on", async () => {
-  const s = setUp();
-  s.fake.files.set(`${s.head}:${OTHER_PATH}`, onePlan("Other"));
-  s.setPullFiles([PLAN_PATH, OTHER_PATH]);
-  await s.deliver("opened");
-  const sha = push(s, { [OTHER_PATH]: onePlan("Other") });
-  s.setPullFiles([{ filename: PLAN_PATH, status: "removed" }, OTHER_PATH]);
-  await s.deliver("synchronize", { headSha: sha, before: s.head });
-  assert.deepEqual(await s.plans(), [
-    [PLAN_PATH, false],
-    [OTHER_PATH, true],
-  ]);
-  const notes = (await s.read()).state.stages["a"]?.notes.map((note) => note.text) ?? [];
-  assert.ok(notes.some((text) => text.startsWith("pull request closed")));
-  // Taking the last one out closes it too, and reads no config.
-  const last = push(s, {});
-  s.setPullFiles(["README.md"]);
-  const seen = s.gh.requests.length;
-  const { version } = await s.read();
-  await s.deliver("synchronize", { headSha: last, before: sha });
-  assert.deepEqual(await s.plans(), [
-    [PLAN_PATH, false],
-    [OTHER_PATH, false],
-  ]);
-  assert.deepEqual(s.requests(seen), [`GET /repos/acme/widgets/pulls/${s.pr}/files`]);
-  assert.equal((await s.read()).version, version, "a plan already stopped is not stopped again");
-  s.finish();
-});
-
-test("a reopened pull request opens its closed plan again, trusted as before, with the labels it obeyed", async () => {
-  const s = setUp();
-  await s.deliver("opened", { labels: ["loom:hold"] });
-  // loom:hold was taken off by someone who may not steer loom: the plan still obeys it.
-  await s.patch(PLAN_PATH, (state) => {
-    state.ignoredLabels = ["loom:hold"];
-  });
-  await s.deliver("closed");
-  await s.deliver("reopened", { labels: [] });
-  const { state, active } = await s.read();
-  assert.equal(active, true);
-  assert.equal(state.closed, false);
-  assert.equal(state.trusted, true);
-  assert.deepEqual(state.labels, ["loom:hold"]);
-  assert.equal(state.hold, true);
-  s.finish();
-});
-
-test("a reopen at loom's own head keeps the plan trusted when its file is the one it had and it was trusted", async () => {
-  const s = setUp();
-  await s.deliver("opened");
-  const rename = push(s, { [PLAN_PATH]: DIAMOND_PLAN });
-  await s.patch(PLAN_PATH, (state) => {
-    state.loomHeads = [rename];
-  });
-  await s.deliver("closed");
-  await s.deliver("reopened", { headSha: rename });
-  const { state } = await s.read();
-  assert.equal(state.pr.headSha, rename);
-  assert.equal(state.trusted, true);
-  s.finish();
-});
-
-test("a reopen at loom's own head with the plan file changed, or a plan that waited for a person, waits for a person", async () => {
-  for (const variant of ["changed", "untrusted"] as const) {
-    const s = setUp();
-    await s.deliver("opened");
-    const text = variant === "changed" ? DIAMOND_PLAN.replace("name: Join", "name: Join them") : DIAMOND_PLAN;
-    const rename = push(s, { [PLAN_PATH]: text });
-    await s.patch(PLAN_PATH, (state) => {
-      state.loomHeads = [rename];
-      if (variant === "untrusted") state.trusted = false;
-    });
-    await s.deliver("closed");
-    await s.deliver("reopened", { headSha: rename });
-    assert.equal((await s.read()).state.trusted, false, variant);
-    s.finish();
-  }
-});
-
-// ---------------------------------------------------------------------------------------------
-// Labels
-
-test("a loom label added by someone who may steer loom reaches every running plan of the pull request", async () => {
-  const s = setUp();
-  s.fake.files.set(`${s.head}:${OTHER_PATH}`, onePlan("Other"));
-  s.setPullFiles([PLAN_PATH, OTHER_PATH]);
-  await s.deliver("opened");
-  const seen = s.gh.requests.length;
-  await s.deliver("labeled", { labels: ["loom:hold", "loom:skip:PLAN-other/only"], label: "loom:hold" });
-  assert.deepEqual(s.requests(seen), ["GET /repos/acme/widgets/collaborators/alice/permission"]);
-  assert.deepEqual((await s.read()).state.labels, ["loom:hold"]);
-  assert.deepEqual((await s.read(OTHER_PATH)).state.labels, ["loom:hold", "loom:skip:only"]);
-  assert.deepEqual(
-    s.lines.map((line) => line.msg),
-    [],
-  );
-  s.finish();
-});
-
-test("a loom label added by someone who may not steer loom is ignored, saying who and why", async () => {
-  const s = setUp();
-  await s.deliver("opened");
-  await s.deliver("labeled", { labels: ["loom:hold"], label: "loom:hold", sender: { login: "mallory" } });
-  const { state } = await s.read();
-  assert.deepEqual(state.labels, []);
-  assert.deepEqual(state.ignoredLabels, ["loom:hold"]);
-  const line = s.lines.find((entry) => entry.msg === "label change ignored");
-  assert.equal(line?.["sender"], "mallory");
-  assert.match(String(line?.["reason"]), /mallory/);
-  s.finish();
-});
-
-test("a label removed by someone who may steer loom stops counting, and a label of another plan is no change", async () => {
-  const s = setUp();
-  await s.deliver("opened", { labels: ["loom:hold"] });
-  await s.deliver("unlabeled", { labels: [], label: "loom:hold" });
-  assert.deepEqual((await s.read()).state.labels, []);
-  // A label qualified for another plan: passed on as a full set, nothing this plan obeys.
-  await s.deliver("labeled", { labels: ["loom:skip:PLAN-else/a"], label: "loom:skip:PLAN-else/a" });
-  const { state } = await s.read();
-  assert.deepEqual(state.labels, []);
-  assert.deepEqual(state.ignoredLabels ?? [], []);
-  s.finish();
-});
-
-test("a label that is not loom's, or a pull request without running plans, reads nothing and changes nothing", async () => {
-  const s = setUp();
-  await s.deliver("labeled", { labels: ["loom:hold"], label: "loom:hold" });
-  assert.deepEqual(s.requests(), []);
-  await s.deliver("opened");
-  const { version } = await s.read();
-  const seen = s.gh.requests.length;
-  await s.deliver("labeled", { labels: ["bug"], label: "bug" });
-  assert.deepEqual(s.requests(seen), []);
-  assert.equal((await s.read()).version, version);
-  await s.deliver("closed");
-  const closed = await s.read();
-  await s.deliver("labeled", { labels: ["loom:hold"], label: "loom:hold" });
-  assert.equal((await s.read()).version, closed.version);
-  s.finish();
-});
-
-test("a label change without the label named (a full set only) still passes the set on", async () => {
-  const s = setUp();
-  await s.deliver("opened");
-  const payload = s.payload("labeled", { labels: ["loom:hold"] });
-  delete payload["label"];
-  await onPullRequest(s.deps, payload);
-  assert.deepEqual((await s.read()).state.labels, ["loom:hold"]);
-  s.finish();
-});
-
-test("a plan beside a closed one is alone in its pull request", async () => {
-  const s = setUp();
-  await s.deliver("opened");
-  await s.deliver("closed");
-  const sha = push(s, { [OTHER_PATH]: onePlan("Other") });
-  s.setPullFiles([OTHER_PATH]);
-  await s.deliver("reopened", { headSha: sha });
-  assert.equal((await s.read(OTHER_PATH)).state.checkNamesWithPlan, undefined);
-  s.finish();
-});
-
-test("a closed plan does not keep its plan id: a second file with that id on a reopen makes both refused", async () => {
-  const s = setUp();
-  const [left, right] = ["left/PLAN-x.md", "right/PLAN-x.md"];
-  s.fake.files.set(`${s.head}:${left}`, onePlan("Left"));
-  s.setPullFiles([left]);
-  await s.deliver("opened");
-  await s.deliver("closed");
-  const sha = push(s, { [left]: onePlan("Left"), [right]: onePlan("Right") });
-  s.setPullFiles([left, right]);
-  await s.deliver("reopened", { headSha: sha });
-  assert.deepEqual(await s.plans(), [[left, false]]);
-  assert.equal(s.invalid().length, 2);
-  s.finish();
-});
-
-test("a push reads .github/loom.yml again: the stored repository settings follow it", async () => {
-  const s = setUp();
-  await s.deliver("opened");
-  s.fake.files.set(`main:${CONFIG}`, "workflow: build.yml\ndelete_branches: false\n");
-  const sha = push(s, { [PLAN_PATH]: DIAMOND_PLAN });
-  await s.deliver("synchronize", { headSha: sha, before: s.head });
-  const { repo } = await s.read();
-  assert.equal(repo.workflowFile, "build.yml");
-  assert.equal(repo.branchCleanup, false);
-  s.finish();
-});
-
 test("a pull request opened again at loom's own merge (not a push) is read in full", async () => {
   const s = setUp();
   await s.deliver("opened");
@@ -1215,29 +1239,5 @@ test("a pull request opened again at loom's own merge (not a push) is read in fu
     `GET /repos/acme/widgets/contents/${PLAN_PATH}`,
   ]);
   assert.equal((await s.read()).state.pr.headSha, merge);
-  s.finish();
-});
-
-test("a label a person without the role put on keeps no effect when a writer changes another label", async () => {
-  const s = setUp();
-  await s.deliver("opened");
-  await s.deliver("labeled", { labels: ["loom:hold"], label: "loom:hold", sender: { login: "mallory" } });
-  await s.deliver("labeled", { labels: ["loom:hold", "loom:skip:b"], label: "loom:skip:b" });
-  const { state } = await s.read();
-  assert.deepEqual(state.labels, ["loom:skip:b"]);
-  assert.deepEqual(state.ignoredLabels, ["loom:hold"]);
-  assert.equal(state.hold, false);
-  s.finish();
-});
-
-test("labels under the repository's own prefix are loom's; the default prefix is then no label of loom's", async () => {
-  const s = setUp();
-  s.fake.files.set(`main:${CONFIG}`, "label_prefix: bot\n");
-  await s.deliver("opened");
-  const { version } = await s.read();
-  await s.deliver("labeled", { labels: ["loom:hold"], label: "loom:hold" });
-  assert.equal((await s.read()).version, version);
-  await s.deliver("labeled", { labels: ["loom:hold", "bot:hold"], label: "bot:hold" });
-  assert.deepEqual((await s.read()).state.labels, ["bot:hold"]);
   s.finish();
 });
