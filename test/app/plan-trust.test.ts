@@ -104,12 +104,20 @@ test("an unapproved fork plan costs one check run per head, not one per stage; a
     "issue_comment",
     issueCommentPayload({ number: 1, body: `/loom approve ${pushed}`, sender: { login: "alice" } }),
   );
-  // The approved head, or the IN_PROGRESS- rename loom committed on it.
-  const head = h.fake.refs.get("feature/plan") ?? pushed;
+  // A fork's head stays where the fork put it (loom's commits go to its result branch): on it, as
+  // GitHub's checks list shows it (the newest run of each name), the approved plan's run and a's.
+  const latest = new Map<string, Record<string, unknown>>();
+  for (const run of h.fake.checkRuns.filter((r) => r["head_sha"] === pushed))
+    latest.set(String(run["name"]), run);
   assert.deepEqual(
-    namesOn(h, head).sort(),
+    [...latest.keys()].sort(),
     ["loom: PLAN-diamond", "loom: a"],
     "once approved, the stage it starts has its check run (b, c and d wait for a)",
+  );
+  assert.equal(
+    latest.get("loom: PLAN-diamond")?.["status"],
+    "in_progress",
+    "the plan's run no longer asks for approval",
   );
   await h.finish();
   h = undefined;

@@ -23,6 +23,9 @@ export const REPO = {
 
 export type User = { login: string; type?: "User" | "Bot" };
 
+/** The id of a fork's head repository in pull request payloads (the base keeps the example's). */
+const FORK_REPO_ID = 286_853_002;
+
 /** A real example of `name` with `action` (any example of `name` when none has it), deep-copied. */
 export function exampleOf(name: string, action: string): Json {
   const group = examples.find((entry) => entry.name === name);
@@ -94,6 +97,7 @@ export function pullRequestPayload(action: string, options: PullOptions): Json {
   const author = options.author ?? { login: "alice" };
   const headRepo = options.headRepo ?? REPO.fullName;
   const [headOwner = REPO.owner, headName = REPO.repo] = headRepo.split("/");
+  const isFork = headRepo.toLowerCase() !== REPO.fullName.toLowerCase();
   const pull: Json = {
     number: options.number,
     state: action === "closed" ? "closed" : "open",
@@ -105,10 +109,13 @@ export function pullRequestPayload(action: string, options: PullOptions): Json {
       sha: options.headSha,
       label: `${headOwner}:${options.headRef ?? "feature/plan"}`,
       repo: {
+        // A fork is a repository of its own: its own id (GitHub compares repositories by id; the
+        // published example's head repository is the base's, id and all).
+        ...(isFork ? { id: FORK_REPO_ID } : {}),
         name: headName,
         full_name: headRepo,
         owner: { login: headOwner },
-        fork: headRepo !== REPO.fullName,
+        fork: isFork,
       },
     },
     base: { ref: REPO.defaultBranch, repo: repositoryJson() },
