@@ -62,6 +62,8 @@ type SetUp = {
   lines: Line[];
   /** GitHub's requests, in order: `METHOD path`. */
   requests: string[];
+  /** The most requests GitHub had in flight at once. */
+  maxInFlight: () => number;
 };
 
 /** An engine on a fresh temporary store; `wrap` may stand between the engine and the store. */
@@ -73,10 +75,14 @@ async function setUp(
   let time = T0;
   const lines: Line[] = [];
   const requests: string[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
   const fetch = async (url: string, init?: RequestInit) => {
     const method = init?.method ?? "GET";
     requests.push(`${method} ${new URL(url).pathname}`);
+    maxInFlight = Math.max(maxInFlight, ++inFlight);
     if (options.githubDelayMs !== undefined) await sleep(options.githubDelayMs);
+    inFlight--;
     // A pull request the reconcile reads again: GitHub says it was closed meanwhile.
     if (/\/pulls\/\d+$/.test(url))
       return new Response(JSON.stringify(CLOSED_PULL), {
@@ -108,6 +114,7 @@ async function setUp(
     engine,
     lines,
     requests,
+    maxInFlight: () => maxInFlight,
   };
 }
 
@@ -244,6 +251,55 @@ test("a drain never runs forever: under a flood of webhooks it stops after 200 r
   );
   await engine.drain();
   assert.equal(claims, 400, "the next drain takes over");
+});
+
+test("a plan's progress lane that never empties still lets the inbox in after 200 passes", async () => {
+  let progressClaims = 0;
+  let claimsBeforeInbox: number | undefined;
+  const { engine } = await setUp({
+    wrap: (real) =>
+      Object.assign(Object.create(real) as Store, {
+        // Progress effects keep coming (their plan is gone: each is given up at once).
+        claimEffects: (...args: Parameters<Store["claimEffects"]>) => {
+          if (args[4] !== PROGRESS_LANE || progressClaims >= 1_000) return real.claimEffects(...args);
+          progressClaims++;
+          return Promise.resolve([
+            {
+              key: `flood-${progressClaims}`,
+              planKey: { ...KEY, pr: 99 },
+              effect: deleteBranch("x").effect,
+              attempts: 1,
+              lastError: null,
+              leaseUntil: T0 + 120_000,
+              enqueuedAt: T0,
+            },
+          ]);
+        },
+        claimDeliveries: (...args: Parameters<Store["claimDeliveries"]>) => {
+          claimsBeforeInbox ??= progressClaims;
+          return real.claimDeliveries(...args);
+        },
+      }),
+  });
+  await engine.drain();
+  assert.equal(claimsBeforeInbox, 200, "the inbox's turn came after 200 passes");
+  assert.equal(progressClaims, 1_000);
+});
+
+test("a drain asked for while one runs never runs beside it: GitHub sees one request at a time", async () => {
+  const { store, engine, requests, maxInFlight } = await setUp({ githubDelayMs: 100 });
+  await commitPlan(store, [deleteBranch("a")]);
+  const first = engine.drain();
+  await eventually(() => Promise.resolve(requests.length === 1), "the first effect's request sent");
+  await commitPlan(store, [deleteBranch("b")], { key: { ...KEY, pr: 8 } });
+  const second = engine.drain();
+  await Promise.all([first, second]);
+  assert.deepEqual(
+    [requests.length, maxInFlight()],
+    [2, 1],
+    "the second drain's work waited for the first's",
+  );
+  assert.notEqual(await effectDoneAt(store, "k:delete-b"), null, "and its work was done before it returned");
 });
 
 test("a drain asked for while one runs makes it look once more, and its caller waits for that", async () => {
@@ -393,6 +449,25 @@ test("a reconcile that fails is logged, and the polling goes on", async () => {
   assert.equal(lines.find((line) => line.msg === "reconcile failed")?.err?.message, "database gone");
   await ping(store, "d1");
   await eventually(async () => (await completedAt(store, "d1")) !== null, "a poll's drain");
+});
+
+test("a failure at a poll is logged as a failed drain, one at a reconcile interval as a failed reconcile", async () => {
+  let failing = false;
+  const fail = <T>(work: () => Promise<T>) => (failing ? Promise.reject(new Error("database gone")) : work());
+  const { engine, lines } = await setUp({
+    wrap: (real) =>
+      Object.assign(Object.create(real) as Store, {
+        claimDeliveries: (...args: Parameters<Store["claimDeliveries"]>) =>
+          fail(() => real.claimDeliveries(...args)),
+        listActivePlans: () => fail(() => real.listActivePlans()),
+      }),
+  });
+  engine.start({ pollMs: 20, reconcileMs: 30 });
+  await engine.drain();
+  failing = true;
+  const failed = (msg: string) => () => Promise.resolve(lines.some((line) => line.msg === msg));
+  await eventually(failed("drain failed"), "a poll's failure logged");
+  await eventually(failed("reconcile failed"), "a reconcile's failure logged");
 });
 
 test("stop waits for the effect in flight, ends the polling, and leaves later work in the store; a new start takes it", async () => {
