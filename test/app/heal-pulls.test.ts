@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import pino from "pino";
-import { ProbotOctokit } from "probot";
 import type { EngineDeps } from "../../app/engine/engine-deps.ts";
 import { healPulls } from "../../app/engine/heal-pulls.ts";
 import { readStoredPlan } from "../../app/engine/stored-plan.ts";
@@ -10,8 +8,8 @@ import { createGitHubCache } from "../../app/github/github-cache.ts";
 import type { PlanKey, Store } from "../../app/store/store.ts";
 import { HEAD_SHA, makePlanState, makeSession } from "../status/make-plan-state.ts";
 import { mockGitHub, type GitHubMock } from "../support/github-mock.ts";
+import { makeEngineDeps, storePlans } from "./engine-fixture.ts";
 import { openTempStore } from "./loom-harness.ts";
-import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
 
 /*
  * Pull request webhooks that never came, healed by the reconcile: each pull request with an active
@@ -54,38 +52,23 @@ async function setUp(
 ) {
   const { store, close } = await openTempStore();
   cleanups.push(close);
-  for (const plan of plans) {
+  const states = plans.map((plan) => {
     const state = running(plan.key.pr);
     if (plan.headSha !== undefined) state.pr.headSha = plan.headSha;
     if (plan.loomHeads !== undefined) state.loomHeads = plan.loomHeads;
-    await store.commitPlan(plan.key, {
-      expectedVersion: 0,
-      state: { format: 1, state, repo: REPO_SETTINGS },
-      active: true,
-      effects: [],
-      timers: [],
-      now: NOW - 60_000,
-    });
-  }
+    return { key: plan.key, state };
+  });
+  await storePlans(store, states, NOW - 60_000);
   gh = mockGitHub();
   const lines: Line[] = [];
   const calls = createApiCalls();
-  const Octokit = ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } });
-  const installations: number[] = [];
+  const made = makeEngineDeps(store, NOW, lines);
   const deps: EngineDeps = {
-    store,
-    getOctokit: (installationId) => {
-      installations.push(installationId);
-      return Promise.resolve(new Octokit({ auth: "t" }));
-    },
-    now: () => NOW,
-    workerId: "w",
-    log: pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line) as Line) }),
-    getBotLogin: () => Promise.resolve("loom[bot]"),
+    ...made.deps,
     calls,
     ...(options.cached === true ? { cache: createGitHubCache() } : {}),
   };
-  return { store, deps, lines, calls, gh, api: gh.api, installations };
+  return { store, deps, lines, calls, gh, api: gh.api, installations: made.installations };
 }
 
 /** GET /pulls/{pr} as GitHub answers it. */

@@ -1,8 +1,5 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import pino from "pino";
-import { ProbotOctokit } from "probot";
-import type { EngineDeps } from "../../app/engine/engine-deps.ts";
 import { onCheckRun } from "../../app/engine/on-check-run.ts";
 import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import { formatPlanKey } from "../../app/store/store.ts";
@@ -13,8 +10,8 @@ import { formatCheckRunExternalId } from "../../src/status/check-run-external-id
 import { makePlanState } from "../status/make-plan-state.ts";
 import { mockGitHub, type GitHubMock } from "../support/github-mock.ts";
 import { checkRunPayload } from "../support/webhook-payloads.ts";
+import { makeEngineDeps, storePlans } from "./engine-fixture.ts";
 import { openTempStore } from "./loom-harness.ts";
-import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
 
 /*
  * The buttons on loom's check runs (Retry, Skip, Cancel on a stage's; Approve on the plan's) and
@@ -60,29 +57,9 @@ async function setUp(plans: { key: PlanKey; state: PlanState }[]) {
   const { store, close } = await openTempStore();
   cleanups.push(close);
   // Listed oldest first: in the order given.
-  for (const [index, plan] of plans.entries())
-    await store.commitPlan(plan.key, {
-      expectedVersion: 0,
-      state: { format: 1, state: plan.state, repo: REPO_SETTINGS },
-      active: true,
-      effects: [],
-      timers: [],
-      now: NOW - 60_000 + index,
-    });
+  await storePlans(store, plans, NOW - 60_000, 1);
   gh = mockGitHub();
-  const installations: number[] = [];
-  const Octokit = ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } });
-  const deps: EngineDeps = {
-    store,
-    getOctokit: (installationId) => {
-      installations.push(installationId);
-      return Promise.resolve(new Octokit({ auth: "t" }));
-    },
-    now: () => NOW,
-    workerId: "w",
-    log: pino({ level: "silent" }),
-    getBotLogin: () => Promise.resolve("loom[bot]"),
-  };
+  const { deps, installations } = makeEngineDeps(store, NOW);
   return { store, deps, gh, installations };
 }
 

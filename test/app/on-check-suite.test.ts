@@ -1,8 +1,5 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import pino from "pino";
-import { ProbotOctokit } from "probot";
-import type { EngineDeps } from "../../app/engine/engine-deps.ts";
 import { onCheckSuite } from "../../app/engine/on-check-suite.ts";
 import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import { formatPlanKey } from "../../app/store/store.ts";
@@ -12,8 +9,8 @@ import type { PlanState } from "../../src/orchestrator/state.ts";
 import { makePlanState } from "../status/make-plan-state.ts";
 import { mockGitHub, type GitHubMock } from "../support/github-mock.ts";
 import { checkSuitePayload } from "../support/webhook-payloads.ts";
+import { makeEngineDeps, storePlans } from "./engine-fixture.ts";
 import { openTempStore } from "./loom-harness.ts";
-import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
 
 /*
  * "Re-run all checks" / "Re-run failed checks" on a pull request (`check_suite.rerequested`): every
@@ -54,25 +51,9 @@ const planAt = (pr: number, headSha: string, failed: boolean, id = "PLAN-demo"):
 async function setUp(plans: { key: PlanKey; state: PlanState }[]) {
   const { store, close } = await openTempStore();
   cleanups.push(close);
-  for (const plan of plans)
-    await store.commitPlan(plan.key, {
-      expectedVersion: 0,
-      state: { format: 1, state: plan.state, repo: REPO_SETTINGS },
-      active: true,
-      effects: [],
-      timers: [],
-      now: NOW - 60_000,
-    });
+  await storePlans(store, plans, NOW - 60_000);
   gh = mockGitHub();
-  const Octokit = ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } });
-  const deps: EngineDeps = {
-    store,
-    getOctokit: () => Promise.resolve(new Octokit({ auth: "t" })),
-    now: () => NOW,
-    workerId: "w",
-    log: pino({ level: "silent" }),
-    getBotLogin: () => Promise.resolve("loom[bot]"),
-  };
+  const { deps } = makeEngineDeps(store, NOW);
   return { store, deps, gh };
 }
 

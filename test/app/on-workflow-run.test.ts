@@ -1,8 +1,5 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import pino from "pino";
-import { ProbotOctokit } from "probot";
-import type { EngineDeps } from "../../app/engine/engine-deps.ts";
 import { onWorkflowRun } from "../../app/engine/on-workflow-run.ts";
 import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import type { PlanKey, Store } from "../../app/store/store.ts";
@@ -11,9 +8,9 @@ import { makeZip } from "../github/make-zip.ts";
 import { makePlanState, makeSession } from "../status/make-plan-state.ts";
 import { mockGitHub, type GitHubMock } from "../support/github-mock.ts";
 import { workflowRunPayload } from "../support/webhook-payloads.ts";
+import { makeEngineDeps, storePlans } from "./engine-fixture.ts";
 import { openTempStore } from "./loom-harness.ts";
 import { passingResult } from "./stage-results.ts";
-import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
 
 /*
  * A stage's run started or finished, as GitHub's `workflow_run` webhook tells it: a run loom
@@ -51,28 +48,9 @@ async function setUp(sessions: Session[]) {
     ],
     { updatedAt: NOW - 60_000 },
   );
-  await store.commitPlan(KEY, {
-    expectedVersion: 0,
-    state: { format: 1, state, repo: REPO_SETTINGS },
-    active: true,
-    effects: [],
-    timers: [],
-    now: NOW - 60_000,
-  });
+  await storePlans(store, [{ key: KEY, state }], NOW - 60_000);
   gh = mockGitHub();
-  const installations: number[] = [];
-  const Octokit = ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } });
-  const deps: EngineDeps = {
-    store,
-    getOctokit: (installationId) => {
-      installations.push(installationId);
-      return Promise.resolve(new Octokit({ auth: "t" }));
-    },
-    now: () => NOW,
-    workerId: "w",
-    log: pino({ level: "silent" }),
-    getBotLogin: () => Promise.resolve("loom[bot]"),
-  };
+  const { deps, installations } = makeEngineDeps(store, NOW);
   return { store, deps, gh, installations };
 }
 

@@ -1,8 +1,5 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import pino from "pino";
-import { ProbotOctokit } from "probot";
-import type { EngineDeps } from "../../app/engine/engine-deps.ts";
 import { reconcilePlans } from "../../app/engine/reconcile-plans.ts";
 import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import { formatPlanKey } from "../../app/store/store.ts";
@@ -13,8 +10,8 @@ import { makeZip } from "../github/make-zip.ts";
 import { HEAD_SHA, makeHeartbeat, makePlanState, makeSession } from "../status/make-plan-state.ts";
 import type { StageInput } from "../status/make-plan-state.ts";
 import { mockGitHub, type GitHubMock } from "../support/github-mock.ts";
+import { makeEngineDeps, storePlans } from "./engine-fixture.ts";
 import { openTempStore } from "./loom-harness.ts";
-import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
 
 /*
  * The periodic reconcile, as a user relies on it when a webhook never came: the pull request is
@@ -66,26 +63,10 @@ function planWith(
 async function setUp(plans: { key: PlanKey; state: PlanState }[]) {
   const { store, close } = await openTempStore();
   cleanups.push(close);
-  for (const plan of plans)
-    await store.commitPlan(plan.key, {
-      expectedVersion: 0,
-      state: { format: 1, state: plan.state, repo: REPO_SETTINGS },
-      active: true,
-      effects: [],
-      timers: [],
-      now: NOW - 60_000,
-    });
+  await storePlans(store, plans, NOW - 60_000);
   gh = mockGitHub();
   const lines: Line[] = [];
-  const Octokit = ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } });
-  const deps: EngineDeps = {
-    store,
-    getOctokit: () => Promise.resolve(new Octokit({ auth: "t" })),
-    now: () => NOW,
-    workerId: "w",
-    log: pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line) as Line) }),
-    getBotLogin: () => Promise.resolve("loom[bot]"),
-  };
+  const { deps } = makeEngineDeps(store, NOW, lines);
   return { store, deps, lines, api: gh.api, gh };
 }
 

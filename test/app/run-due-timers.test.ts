@@ -1,16 +1,13 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import pino from "pino";
-import { ProbotOctokit } from "probot";
-import type { EngineDeps } from "../../app/engine/engine-deps.ts";
 import { runDueTimers } from "../../app/engine/run-due-timers.ts";
 import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import type { PlanKey, Store } from "../../app/store/store.ts";
 import type { PlanState } from "../../src/orchestrator/state.ts";
 import { makePlanState, makeSession } from "../status/make-plan-state.ts";
 import { mockGitHub, type GitHubMock } from "../support/github-mock.ts";
+import { makeEngineDeps, storePlans } from "./engine-fixture.ts";
 import { openTempStore } from "./loom-harness.ts";
-import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
 
 /*
  * A plan's timers (a backoff's end, a heartbeat deadline) as a user relies on them: each due one
@@ -45,26 +42,10 @@ afterEach(async () => {
 async function setUp(plans: { key: PlanKey; state: PlanState; timers: { key: string; at: number }[] }[]) {
   const { store, close } = await openTempStore();
   cleanups.push(close);
-  for (const plan of plans)
-    await store.commitPlan(plan.key, {
-      expectedVersion: 0,
-      state: { format: 1, state: plan.state, repo: REPO_SETTINGS },
-      active: true,
-      effects: [],
-      timers: plan.timers,
-      now: NOW - 600_000,
-    });
+  await storePlans(store, plans, NOW - 600_000);
   gh = mockGitHub();
   const lines: Line[] = [];
-  const Octokit = ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } });
-  const deps: EngineDeps = {
-    store,
-    getOctokit: () => Promise.resolve(new Octokit({ auth: "t" })),
-    now: () => NOW,
-    workerId: "w",
-    log: pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line) as Line) }),
-    getBotLogin: () => Promise.resolve("loom[bot]"),
-  };
+  const { deps } = makeEngineDeps(store, NOW, lines);
   return { store, deps, lines, gh };
 }
 
