@@ -51,7 +51,9 @@ describe(
       await e2e.waitFor("loom to hold the plan", () =>
         e2e.app.logs.some((line) => line["msg"] === "plan waits for /loom approve"),
       );
-      await e2e.emulator.as("alice").comment(pull.number, "/loom approve");
+      // Approved by SHA: a bare `/loom approve` written in the second the fork was pushed counts as
+      // written before the push (GitHub's times are to the second) and approves nothing.
+      await e2e.emulator.as("alice").comment(pull.number, `/loom approve ${pull.headSha}`);
       await e2e.waitForPlanEnd(pull, "PLAN-forked", 2, 200_000);
     });
     after(async () => {
