@@ -107,11 +107,12 @@ export async function applyEvents(deps: EngineDeps, input: ApplyEventsInput): Pr
 }
 
 /**
- * How long a stage's check run waits before following the head to a new commit (a `follow` sync):
- * merges landing together move it once (two writes each time: the old run completed, a new one
- * created). It waits behind it in its lane, so the plan's check run and the status comment, which
- * link it, are written after it; dispatches and merges (lane 0) never wait. A sync for anything
- * else of the stage is written at once and takes the waiting one's place.
+ * How long a check run waits before following the head to a new commit (a `follow` sync): merges
+ * landing together move it once (two writes each time: the old run completed, a new one created).
+ * A stage's waits in its lane, so the plan's check run and the status comment, which link it, are
+ * written after it; the plan's makes the status comment behind it wait too (one write for the
+ * burst). Dispatches and merges (lane 0) never wait. A stage's sync for anything else of the stage
+ * is written at once and takes the waiting one's place.
  */
 export const FOLLOW_DELAY_MS = 2_000;
 

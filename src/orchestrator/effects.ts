@@ -52,9 +52,10 @@ export type Effect =
       key: string;
       stageId: string | null;
       /**
-       * Written only because the head moved under a stage that follows it (nothing else of the
-       * stage changed): the App waits a moment before writing it, so a burst of head moves (merges
-       * landing together) moves the stage's check run once.
+       * A write that moves the run to a new head: a stage's written only because the head moved
+       * under it (nothing else of the stage changed), the plan's while its run is to move (see
+       * `computeSyncEffects`). The App waits a moment before writing it, so a burst of head moves
+       * (merges landing together) moves the check run once.
        */
       follow?: true;
     }

@@ -1,3 +1,4 @@
+import { getCheckSlot } from "../status/check-run-external-id.ts";
 import { getStageCheckState, isStuck } from "../status/check-run-state.ts";
 import type { Effect } from "./effects.ts";
 import type { PlanState, StageState } from "./state.ts";
@@ -54,6 +55,21 @@ function rewrittenOnHeadMove(stage: StageState | undefined): boolean {
   return stage !== undefined && isStuck(stage);
 }
 
+/**
+ * The plan's next check-run write moves it to another head (the old run completed, a new one
+ * created: two writes): its recorded run is on another head than the pull request's, or a stage
+ * passed and its merge, about to move the head, is on its way. Such a write waits, like a stage's
+ * `follow`, so merges landing together (and the news and dispatches between them) move it once.
+ */
+function planRunMoves(state: PlanState): boolean {
+  const recorded = state.checkRuns?.[getCheckSlot(null)];
+  if (recorded !== undefined && recorded.headSha !== state.pr.headSha) return true;
+  return state.order.some((id) => {
+    const stage = state.stages[id];
+    return stage !== undefined && stage.status === "completed" && !stage.merged && !stage.removed;
+  });
+}
+
 /** The stage is the one the plan's budget holds back: a person raises the budget or it never starts. */
 function waitsForBudget(state: PlanState | null, id: string): boolean {
   return state?.budgetWait?.stageId === id;
@@ -84,7 +100,8 @@ function waitsWithoutCheckRun(state: PlanState, id: string): boolean {
  * but not for one waiting without a run (`waitsWithoutCheckRun`); then one for the plan and
  * `syncStatusComment` when the overview (statuses) changed. When the head moved, the plan's check
  * run and those of stages that need a person (`rewrittenOnHeadMove`) are re-created on the new head
- * (marked `follow` when nothing else of the stage changed: the App coalesces those). When the pull
+ * (marked `follow` when nothing else of the stage changed: the App coalesces those; the plan's is
+ * marked `follow` whenever its write will move it, `planRunMoves`). When the pull
  * request closes, every run a stage has is written (unfinished ones end cancelled). While the plan
  * waits for approval only the plan's own check run is written (an unapproved head costs one check
  * run, not one per stage: opening pull requests is free for anyone); the approval then writes
@@ -113,7 +130,12 @@ export function computeSyncEffects(before: PlanState | null, after: PlanState, h
   }
   const commentChanged = describeComment(before) !== describeComment(after);
   if (commentChanged || headMoved)
-    effects.push({ type: "syncCheckRun", key: `${prefix}:@plan:check`, stageId: null });
+    effects.push({
+      type: "syncCheckRun",
+      key: `${prefix}:@plan:check`,
+      stageId: null,
+      ...(headMoved || planRunMoves(after) ? { follow: true as const } : {}),
+    });
   if (commentChanged || headMoved)
     effects.push({ type: "syncStatusComment", key: `${prefix}:@plan:status-comment` });
   return effects;

@@ -7,7 +7,15 @@ import type { LoomMetrics } from "../../app/metrics/create-metrics.ts";
 import type { PlanState } from "../../src/orchestrator/state.ts";
 import { delivery, issueCommentPayload, pullRequestPayload } from "../support/webhook-payloads.ts";
 import { nextSha } from "./fake-github.ts";
-import { BOT, DIAMOND_PLAN, failRun, PLAN_PATH, runWebhook, startHarness } from "./loom-harness.ts";
+import {
+  BOT,
+  completeRun,
+  DIAMOND_PLAN,
+  failRun,
+  PLAN_PATH,
+  runWebhook,
+  startHarness,
+} from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 import { passingResult } from "./stage-results.ts";
 
@@ -320,6 +328,74 @@ test("a running stage's check run stays where it is when the head moves, and mov
       [moved.head, "in_progress", undefined],
     ],
     "a's run moved to the head with its news; the old one says where it went",
+  );
+  await h.finish();
+  h = undefined;
+});
+
+test("loom's own merges landing within the follow delay move the plan's check run once, and write the status comment once", async () => {
+  let now = Date.UTC(2026, 10, 22);
+  h = await startHarness({ clock: () => now });
+  h.fake.files.set("main:.github/loom.yml", "rename_plans: false\n");
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 1, headSha: h.headSha }));
+  const dispatchOf = (id: string) => {
+    const found = h!.fake.dispatches.find((d) => d.inputs["stage_id"] === id);
+    assert.ok(found, `${id} dispatched`);
+    return found;
+  };
+  const planRuns = () =>
+    h!.fake.checkRuns
+      .filter((r) => r["name"] === "loom: PLAN-diamond")
+      .map((r) => [r["head_sha"], r["status"], r["conclusion"]]);
+  await completeRun(h, dispatchOf("a"), passingResult("a"));
+  now += FOLLOW_DELAY_MS;
+  await h.engine.drain();
+  const afterA = h.fake.refs.get("feature/plan");
+  assert.notEqual(afterA, h.headSha, "a merged: the head moved");
+  assert.deepEqual(
+    planRuns().at(-1),
+    [afterA, "in_progress", undefined],
+    "the plan's run followed a's merge",
+  );
+
+  const from = h.gh.requests.length;
+  const runsBefore = planRuns();
+  await completeRun(h, dispatchOf("b"), passingResult("b"));
+  await completeRun(h, dispatchOf("c"), passingResult("c"));
+  const last = h.fake.refs.get("feature/plan");
+  assert.deepEqual(
+    h.fake.merges.filter((m) => m.status === 201).map((m) => m.head.split("/").at(-1)),
+    ["a", "b", "c"],
+  );
+  assert.ok(dispatchOf("d"), "d starts at once: progress never waits for the plan's run");
+  assert.deepEqual(planRuns(), runsBefore, "within the delay the plan's run has not moved");
+  now += FOLLOW_DELAY_MS;
+  await h.engine.drain();
+  const writes = h.gh.requests.slice(from).filter((r) => r.method !== "GET");
+  const planRunIds = new Set(
+    h.fake.checkRuns
+      .filter((r) => r["name"] === "loom: PLAN-diamond")
+      .map((r) => `/check-runs/${String(r["id"])}`),
+  );
+  const planRunWrites = writes.filter(
+    (r) =>
+      (r.method === "POST" && (r.body as { name?: string }).name === "loom: PLAN-diamond") ||
+      (r.method === "PATCH" && [...planRunIds].some((id) => r.path.endsWith(id))),
+  );
+  assert.equal(planRunWrites.length, 2, "two merges, one move: the run on a's head superseded, one created");
+  assert.deepEqual(
+    planRuns().map(([sha, status]) => [sha, status]),
+    [
+      ...runsBefore.slice(0, -1).map(([sha, status]) => [sha, status]),
+      [afterA, "completed"],
+      [last, "in_progress"],
+    ],
+    "no plan run on the head between the two merges",
+  );
+  assert.equal(
+    writes.filter((r) => r.method === "PATCH" && /\/issues\/comments\/\d+$/.test(r.path)).length,
+    1,
+    "the status comment is written once for both merges",
   );
   await h.finish();
   h = undefined;

@@ -85,7 +85,7 @@ test("reopened at a new head, a stage waiting for a person follows it; the label
       fork: { repo: "mallory/widgets" },
     });
     const follows = effects.flatMap((e) =>
-      e.type === "syncCheckRun" && e.follow === true ? [e.stageId] : [],
+      e.type === "syncCheckRun" && e.follow === true && e.stageId !== null ? [e.stageId] : [],
     );
     return { story, follows };
   };

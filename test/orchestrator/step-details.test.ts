@@ -28,7 +28,8 @@ test("a heartbeat updates only that stage's check run; a status change also upda
     story.effects.filter((e) => e.type.startsWith("sync")),
     [
       { type: "syncCheckRun", key: `${KEY}:b:check`, stageId: "b" },
-      { type: "syncCheckRun", key: `${KEY}:@plan:check`, stageId: null },
+      // b passed: its merge will move the head, so the plan's run waits to move once.
+      { type: "syncCheckRun", key: `${KEY}:@plan:check`, stageId: null, follow: true },
       { type: "syncStatusComment", key: `${KEY}:@plan:status-comment` },
     ],
   );

@@ -155,7 +155,7 @@ test("events that neither move the head nor change the overview write no plan ch
   }
 });
 
-test("a sync written only because the head moved is marked follow (the App coalesces those); one with news of the stage is not", () => {
+test("a stage sync written only because the head moved, and the plan's sync on a head move, are marked follow (the App coalesces those); one with news of the stage is not", () => {
   const story = new Story(trio, { settings: { maxParallel: 3 } });
   created(story, "a", 10);
   created(story, "b", 11);
@@ -166,7 +166,7 @@ test("a sync written only because the head moved is marked follow (the App coale
     s.of("syncCheckRun").map((e) => [e.stageId, e.type === "syncCheckRun" && e.follow === true]);
   assert.deepEqual(follows(story), [
     ["a", true],
-    [null, false],
+    [null, true],
   ]);
   // News of the stage (a retry) is written at once, never as a follow.
   story.command("retry", "a");
@@ -175,7 +175,53 @@ test("a sync written only because the head moved is marked follow (the App coale
       .of("syncCheckRun")
       .some((e) => e.type === "syncCheckRun" && e.follow === true && e.stageId === "a"),
   );
+  // So is the plan's when the overview changed without a head move.
+  assert.deepEqual(follows(story).at(-1), [null, false]);
   // A running stage's news after the head moved is written too (the App moves its run to the head).
   story.send({ type: "run.started", stageId: "b", attempt: 1, runId: 12 });
   assert.deepEqual(synced(story), ["b"]);
+});
+
+test("the plan's sync waits (follow) while its next write moves it to another head: a passed stage's merge on its way, or its run recorded on another head; otherwise it is written at once", () => {
+  const story = new Story(trio, { settings: { maxParallel: 2 } });
+  const planSync = () => story.of("syncCheckRun").find((e) => e.stageId === null);
+  story.send({ type: "checkRun.created", stageId: null, headSha: story.state.pr.headSha, checkRunId: 1 });
+  story.send({ type: "run.dispatched", stageId: "a", attempt: 1, runId: 1001 });
+  assert.equal(planSync()?.follow, undefined, "a dispatch on the head the plan's run is on: at once");
+  story.send({ type: "run.started", stageId: "a", attempt: 1, runId: 1001 });
+  story.send({
+    type: "run.finished",
+    stageId: "a",
+    attempt: 1,
+    runId: 1001,
+    outcome: "completed",
+    detail: "",
+  });
+  assert.equal(story.stage("a").merged, false);
+  assert.equal(planSync()?.follow, true, "a passed, its merge will move the head: the plan's run waits");
+  story.send({
+    type: "merge.finished",
+    stageId: "a",
+    outcome: "merged",
+    sha: "merge000000000000000000000000000000000001",
+    parent: story.state.pr.headSha,
+    detail: "",
+  });
+  assert.equal(story.state.pr.headSha, "merge000000000000000000000000000000000001");
+  assert.equal(planSync()?.follow, true, "the merge moved the head");
+  story.command("status");
+  assert.equal(
+    story.of("syncCheckRun").find((e) => e.stageId === null),
+    undefined,
+    "nothing of the overview changed",
+  );
+  story.run("b", "crashed");
+  assert.equal(
+    planSync()?.follow,
+    true,
+    "the plan's run is still on the old head: it moves when it is written",
+  );
+  story.send({ type: "checkRun.created", stageId: null, headSha: story.state.pr.headSha, checkRunId: 2 });
+  story.run("b", "completed-with-failures", "failed");
+  assert.equal(planSync()?.follow, undefined, "the run is on the head and no merge is on its way: at once");
 });
