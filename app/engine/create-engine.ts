@@ -61,6 +61,8 @@ export function createEngine(deps: EngineDeps): Engine {
       const due = await runDueTimers(deps, BATCH);
       if (deliveries + effects + due === 0) return;
     }
+    // Ended by `stop` or the process stopping: the work left is for the next start or replica.
+    if (stopped || deps.stopping?.aborted) return;
     deps.log.warn("drain stopped after its round limit; the next poll continues");
   };
 

@@ -492,13 +492,18 @@ test("stop waits for the effect in flight, ends the polling, and leaves later wo
 });
 
 test("stop during a round lets that round finish but starts no other: later work stays in the store", async () => {
-  const { store, engine, requests } = await setUp({ githubDelayMs: 100 });
+  const { store, engine, requests, lines } = await setUp({ githubDelayMs: 100 });
   await commitPlan(store, [deleteBranch("a"), deleteBranch("b"), deleteBranch("c")]);
   engine.wake();
   await eventually(() => Promise.resolve(requests.length === 1), "the first effect's request sent");
   await engine.stop();
   assert.notEqual(await effectDoneAt(store, "k:delete-a"), null, "the effect in flight finished");
   assert.equal(await effectDoneAt(store, "k:delete-c"), null, "no new round after stop");
+  assert.deepEqual(
+    lines.filter((line) => line.level >= 40).map((line) => line.msg),
+    [],
+    "a drain ended by stop is no round limit: nothing to warn of",
+  );
 });
 
 test("stop waits for a reconcile in flight: the pull request it was reading again is healed before stop returns", async () => {
