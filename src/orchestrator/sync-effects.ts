@@ -1,5 +1,6 @@
 import { getCheckSlot } from "../status/check-run-external-id.ts";
 import { getStageCheckState, isStuck } from "../status/check-run-state.ts";
+import { isPlanDone } from "./clean-up-branches.ts";
 import type { Effect } from "./effects.ts";
 import type { PlanState, StageState } from "./state.ts";
 import { getKeyPrefix } from "./step-context.ts";
@@ -134,7 +135,8 @@ export function computeSyncEffects(before: PlanState | null, after: PlanState, h
       type: "syncCheckRun",
       key: `${prefix}:@plan:check`,
       stageId: null,
-      ...(headMoved || planRunMoves(after) ? { follow: true as const } : {}),
+      // The plan's last write (every stage done) is not held: nothing is left to coalesce it with.
+      ...((headMoved || planRunMoves(after)) && !isPlanDone(after) ? { follow: true as const } : {}),
     });
   if (commentChanged || headMoved)
     effects.push({ type: "syncStatusComment", key: `${prefix}:@plan:status-comment` });

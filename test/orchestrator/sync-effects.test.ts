@@ -225,3 +225,29 @@ test("the plan's sync waits (follow) while its next write moves it to another he
   story.run("b", "completed-with-failures", "failed");
   assert.equal(planSync()?.follow, undefined, "the run is on the head and no merge is on its way: at once");
 });
+
+test("the plan's last write, once every stage is done, is not held: its green shows at once", () => {
+  const story = new Story(
+    makePlan([
+      ["a", []],
+      ["b", ["a"]],
+    ]),
+  );
+  const mergeMovingHead = (id: string, sha: string) =>
+    story.send({
+      type: "merge.finished",
+      stageId: id,
+      outcome: "merged",
+      sha,
+      parent: story.state.pr.headSha,
+      detail: "",
+    });
+  story.run("a", "completed");
+  mergeMovingHead("a", "merge000000000000000000000000000000000001");
+  assert.equal(story.of("syncCheckRun").find((e) => e.stageId === null)?.follow, true, "b is still to come");
+  story.run("b", "completed");
+  mergeMovingHead("b", "merge000000000000000000000000000000000002");
+  const last = story.of("syncCheckRun").find((e) => e.stageId === null);
+  assert.ok(last, "the plan's run is written");
+  assert.equal(last.follow, undefined);
+});
