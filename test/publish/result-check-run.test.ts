@@ -116,6 +116,75 @@ describe("publish: the loom result check run", () => {
   });
 });
 
+describe("publish: a loom result check run only for the run's own readable result", () => {
+  it("without a reporter (no token or repository) nothing is attempted and nothing is logged of it", async () => {
+    const f = (fixture = new PublishFixture());
+    const head = f.commit("Work", { "src/a.ts": "1\n" });
+    f.bundle();
+    f.result([]);
+    const result = await runPublish({
+      workspace: f.workspace,
+      tempDir: f.tempDir,
+      inputs: PUBLISH_INPUTS,
+      knownSecrets: [],
+      runId: 9,
+      deps: f.deps,
+    });
+    assert.equal(result.pushed_sha, head);
+    assert.ok(!f.logs.some((line) => line.includes("check run")), f.logs.join("\n"));
+  });
+
+  it("a loom-result that is no stage result, or another plan's or stage's, is not reported; the push stands", async () => {
+    for (const change of [
+      { outcome: "finished-somehow" },
+      { plan_id: "PLAN-other" },
+      { stage_id: "other" },
+    ]) {
+      const f = (fixture = new PublishFixture());
+      const head = f.commit("Work", { "src/a.ts": "1\n" });
+      f.bundle();
+      f.result([], change);
+      const { reported, result } = await publishReporting(f, { runId: 9 });
+      assert.deepEqual(reported, [], JSON.stringify(change));
+      assert.equal(result.pushed_sha, head, JSON.stringify(change));
+      f.cleanup();
+      fixture = undefined;
+    }
+  });
+
+  it("a result too long for a check run is not reported: the log says loom reads loom-publish", async () => {
+    const f = (fixture = new PublishFixture());
+    const head = f.commit("Work", { "src/a.ts": "1\n" });
+    f.bundle();
+    f.result([], { deviations: Array.from({ length: 40 }, () => "x".repeat(2000)) });
+    const { reported, result } = await publishReporting(f, { runId: 9 });
+    assert.deepEqual(reported, []);
+    assert.equal(result.pushed_sha, head);
+    assert.ok(
+      f.logs.includes("the run's result is too long for a check run: loom reads it from loom-publish"),
+      f.logs.join("\n"),
+    );
+  });
+
+  it("a failure's message is logged redacted and cut at 300 characters", async () => {
+    const f = (fixture = new PublishFixture());
+    f.commit("Work", { "src/a.ts": "1\n" });
+    f.bundle();
+    f.result([]);
+    const secret = `tok-${"s".repeat(24)}`;
+    await publishReporting(f, {
+      runId: 9,
+      knownSecrets: [secret],
+      fail: new Error(`refused ${secret} ${"y".repeat(400)}`),
+    });
+    const line = f.logs.find((l) => l.startsWith("could not create the loom result check run"));
+    assert.ok(line, f.logs.join("\n"));
+    assert.ok(!line.includes(secret));
+    const message = /\((.*)\): loom reads loom-publish instead$/.exec(line)?.[1];
+    assert.equal(message?.length, 300);
+  });
+});
+
 describe("the loom result check run's text", () => {
   const result = {
     version: 1 as const,
@@ -156,6 +225,66 @@ describe("the loom result check run's text", () => {
     assert.ok(check);
     assert.deepEqual(parseResultCheckRun(check.text), { version: 1, run_id: 3, result, publish });
     assert.match(check.title, /^s attempt 1: completed$/);
+  });
+
+  it("says how many checks passed", () => {
+    const check = formatResultCheckRun({
+      version: 1,
+      run_id: 3,
+      result: {
+        ...result,
+        checks: [
+          {
+            kind: "acceptance",
+            name: "npm test",
+            passed: true,
+            exit_code: 0,
+            duration_ms: 1,
+            output_tail: "",
+          },
+          {
+            kind: "acceptance",
+            name: "npm run lint",
+            passed: false,
+            exit_code: 1,
+            duration_ms: 1,
+            output_tail: "",
+          },
+        ],
+      },
+      publish,
+    });
+    assert.equal(
+      check?.summary,
+      "Stage `s` of `P`, attempt 1: completed, 1 of 2 checks passed. loom reads this run's text; the stage's own check run shows it.",
+    );
+  });
+
+  it("holds exactly GitHub's limit of 65,535 characters, written and read; one more is none", () => {
+    // Deviations (2,000 characters each at most) fill the text to `length` exactly.
+    const sized = (length: number) => {
+      const deviations: string[] = [];
+      const outcome = { version: 1 as const, run_id: 3, result: { ...result, deviations }, publish };
+      const missing = () => length - JSON.stringify(outcome).length;
+      while (missing() > 1_903) deviations.push("x".repeat(1_900));
+      // A new entry costs its quotes, and a comma after the first.
+      const cost = deviations.length === 0 ? 2 : 3;
+      const left = missing();
+      if (left >= cost) deviations.push("x".repeat(left - cost));
+      else deviations[0] += "x".repeat(left);
+      assert.equal(JSON.stringify(outcome).length, length);
+      return outcome;
+    };
+    const atLimit = formatResultCheckRun(sized(RESULT_CHECK_RUN_MAX_TEXT));
+    assert.equal(atLimit?.text.length, RESULT_CHECK_RUN_MAX_TEXT);
+    assert.ok(parseResultCheckRun(atLimit?.text), "read back at the limit");
+    assert.equal(formatResultCheckRun(sized(RESULT_CHECK_RUN_MAX_TEXT + 1)), null);
+    // A text over the limit is not read even when it parses (GitHub would have refused it).
+    const small = formatResultCheckRun(sized(1_000));
+    assert.ok(small);
+    const padded = small.text + " ".repeat(RESULT_CHECK_RUN_MAX_TEXT - small.text.length);
+    assert.ok(parseResultCheckRun(padded), "whitespace up to the limit reads");
+    assert.equal(parseResultCheckRun(`${padded} `), null);
   });
 
   it("is none when it would pass GitHub's limit, and text that is not one reads as none", () => {
