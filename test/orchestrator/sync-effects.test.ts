@@ -254,3 +254,16 @@ test("the plan's last write, once every stage is done, is not held: its green sh
   assert.ok(last, "the plan's run is written");
   assert.equal(last.follow, undefined);
 });
+
+test("a push that takes an approval back writes the plan's check run only: a stage that needs a person does not follow an unapproved head", () => {
+  const story = new Story(trio, { trusted: false, settings: { maxParallel: 2 } });
+  story.command("approve", undefined, story.state.pr.headSha);
+  assert.equal(story.state.approvedSha, story.state.pr.headSha);
+  created(story, "a", 10);
+  created(story, "b", 11);
+  story.run("a", "completed-with-failures", "failed");
+  assert.equal(story.stage("a").status, "completed-with-failures", "a needs a person");
+  story.send({ type: "head.moved", headSha: "9".repeat(40), before: story.state.pr.headSha });
+  assert.notEqual(story.state.approvedSha, story.state.pr.headSha, "the new head is not approved");
+  assert.deepEqual(synced(story), [null], "an unapproved head costs the plan's check run, not a stage's");
+});
