@@ -63,6 +63,7 @@ export const MUTATED_FOLDERS: Readonly<Record<string, MutatedFolder>> = {
         [
           "test/app/find-run-stage.test.ts",
           "test/app/on-workflow-run.test.ts",
+          "test/app/on-result-check-run.test.ts",
           "test/app/result-check-run.test.ts",
         ],
       ),
