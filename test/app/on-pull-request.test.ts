@@ -940,13 +940,21 @@ test("a push that dropped a merged stage's commit from the branch loses the stag
   s.finish();
 });
 
-test("the webhook of a push the head already moved past (loom moved it from an answer) moves nothing back", async () => {
+test("the webhook of a push the head already moved past (loom moved it from an answer) moves nothing back and loses no merge", async () => {
   const s = setUp();
   await s.deliver("opened");
   const late = push(s, { [PLAN_PATH]: DIAMOND_PLAN });
   const current = push(s, { [PLAN_PATH]: DIAMOND_PLAN });
   await s.patch(PLAN_PATH, (state) => {
     state.pr.headSha = current;
+    // Stage a's merge made the current head: the late push, older, does not contain it.
+    state.loomHeads = [current];
+    Object.assign(state.stages["a"]!, {
+      status: "completed",
+      merged: true,
+      mergedSha: current,
+      sessions: [],
+    });
   });
   // GitHub: the head loom knows contains the pushed one.
   s.fake.compare = (base, head) => (base === late && head === current ? "ahead" : "diverged");
@@ -954,6 +962,7 @@ test("the webhook of a push the head already moved past (loom moved it from an a
   const { version } = await s.read();
   await s.deliver("synchronize", { headSha: late, before: s.head });
   assert.equal((await s.read()).state.pr.headSha, current);
+  assert.equal((await s.read()).state.stages["a"]?.merged, true);
   assert.equal((await s.read()).version, version);
   assert.deepEqual(
     s.gh.find("GET", "/repos/acme/widgets/compare/").map((request) => request.path.replace(/\?.*/, "")),
