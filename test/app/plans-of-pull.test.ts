@@ -215,6 +215,16 @@ test("a head is loom's when loom pushed it, or when any plan of the pull request
   assert.equal(isLoomProducedHead([], PERSON, false, read), false);
 });
 
+test("recorded heads that are not a list of SHAs (a row loom did not write) make no head loom's", async () => {
+  const store = await openStore();
+  const state = diamond("PLAN-odd", "doc/plans/PLAN-odd.md");
+  // One string holding the SHA, not a list of SHAs.
+  Object.assign(state, { loomHeads: `${OTHER},${MERGE}` });
+  await storePlans(store, [{ key: key("doc/plans/PLAN-odd.md"), state }], NOW);
+  const records = await store.listPlansForPull("acme", "widgets", 7);
+  assert.equal(isLoomProducedHead(records, MERGE, false, createStoredPlanReader()), false);
+});
+
 test("whether a head is loom's reads no plan when loom sent the push, else the plans until one recorded it", async () => {
   const records = await headRecords();
   const inner = createStoredPlanReader();
