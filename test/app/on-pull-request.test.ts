@@ -975,6 +975,26 @@ test("the webhook of a push the head already moved past (loom moved it from an a
   s.finish();
 });
 
+test("the head loom knows, seen again, costs no compare, even with a person's commit on a merged stage", async () => {
+  const s = setUp();
+  await s.deliver("opened");
+  // Stage a merged at loom's commit `merge`; a person pushed on top of it, and loom moved there.
+  const merge = nextSha();
+  const person = push(s, { [PLAN_PATH]: DIAMOND_PLAN });
+  await s.patch(PLAN_PATH, (state) => {
+    state.loomHeads = [merge];
+    state.pr.headSha = person;
+    Object.assign(state.stages["a"]!, { status: "completed", merged: true, mergedSha: merge, sessions: [] });
+  });
+  const { version } = await s.read();
+  // The same head's webhook again (GitHub sends a delivery twice, or another `before`).
+  await s.deliver("synchronize", { headSha: person, before: nextSha() });
+  assert.equal((await s.read()).state.stages["a"]?.merged, true);
+  assert.equal((await s.read()).version, version);
+  assert.equal(s.gh.find("GET", "/repos/acme/widgets/compare/").length, 0);
+  s.finish();
+});
+
 test("a push that is not in the head loom knows moves the head, after one compare", async () => {
   const s = setUp();
   await s.deliver("opened");
