@@ -2,14 +2,17 @@ import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import type { EngineDeps } from "../../app/engine/engine-deps.ts";
 import { healPulls } from "../../app/engine/heal-pulls.ts";
+import { onPullRequest } from "../../app/engine/on-pull-request.ts";
 import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import { createApiCalls } from "../../app/github/effect-context.ts";
 import { createGitHubCache } from "../../app/github/github-cache.ts";
 import type { PlanKey, Store } from "../../app/store/store.ts";
 import { HEAD_SHA, makePlanState, makeSession } from "../status/make-plan-state.ts";
 import { mockGitHub, type GitHubMock } from "../support/github-mock.ts";
+import { pullRequestPayload } from "../support/webhook-payloads.ts";
+import { createFakeGitHub, nextSha } from "./fake-github.ts";
 import { makeEngineDeps, storePlans } from "./engine-fixture.ts";
-import { openTempStore } from "./loom-harness.ts";
+import { DIAMOND_PLAN, openTempStore, PLAN_PATH } from "./loom-harness.ts";
 
 /*
  * Pull request webhooks that never came, healed by the reconcile: each pull request with an active
@@ -227,5 +230,36 @@ test("a pull request GitHub cannot be read for is logged with its plan, and the 
     lines.filter((line) => line.level >= 50).map((line) => [line.msg, line.plan]),
     [["re-reading the pull request failed", "acme/widgets#7:doc/plans/PLAN-demo.md"]],
   );
+  gh.done();
+});
+
+test("a person's push that changed the plan file while its webhook was lost reloads the plan as the same repository's, not a fork's", async () => {
+  const { store, close } = await openTempStore();
+  cleanups.push(close);
+  gh = mockGitHub();
+  const fake = createFakeGitHub(gh);
+  const head = nextSha();
+  fake.refs.set("main", nextSha());
+  fake.refs.set("feature/plan", head);
+  fake.files.set(`${head}:${PLAN_PATH}`, DIAMOND_PLAN);
+  fake.pullFiles.set(7, [PLAN_PATH]);
+  fake.roles.set("alice", "write");
+  const { deps } = makeEngineDeps(store, NOW);
+  await onPullRequest(deps, pullRequestPayload("opened", { number: 7, headSha: head }));
+  // alice renames stage d on her branch; its webhook never comes.
+  const pushed = nextSha();
+  fake.refs.set("feature/plan", pushed);
+  fake.files.set(`${pushed}:${PLAN_PATH}`, DIAMOND_PLAN.replace("name: Join", "name: Join them"));
+  await healPulls(deps, await active(store));
+  const planKey = { ...key(7), planPath: PLAN_PATH };
+  const { state, active: open } = await planOf(store, planKey);
+  assert.deepEqual([open, state.pr.headSha, state.fork], [true, pushed, undefined]);
+  assert.equal(
+    state.plan.stages.find((stage) => stage.id === "d")?.name,
+    "Join them",
+    "the changed plan runs",
+  );
+  fake.close();
+  assert.deepEqual(fake.unhandled, []);
   gh.done();
 });

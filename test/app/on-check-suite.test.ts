@@ -169,6 +169,19 @@ test("a fork's suite, which names no pull request, re-runs the plans of this rep
   gh.done();
 });
 
+test("a suite that names its pull request re-runs that pull request's plans only, not another pull request's at the same commit", async () => {
+  // Two pull requests of this repository whose heads are one commit (two branches at one SHA).
+  const { store, deps, gh } = await setUp([
+    { key: key(7), state: planAt(7, HEAD, true) },
+    { key: key(12), state: planAt(12, HEAD, true) },
+  ]);
+  permission(gh, "alice", "write");
+  await onCheckSuite(deps, checkSuitePayload({ id: 70, headSha: HEAD, pullNumbers: [7], sender: alice }));
+  assert.equal((await planOf(store, key(7))).state.stages["a"]?.status, "queued");
+  assert.equal((await planOf(store, key(12))).version, 1, "the pull request GitHub did not name");
+  gh.done();
+});
+
 test("a suite that is not a re-run, or a payload that is no check suite, changes nothing", async () => {
   const { store, deps, gh } = await setUp([{ key: key(7), state: planAt(7, HEAD, true) }]);
   const suite = checkSuitePayload({ id: 70, headSha: HEAD, pullNumbers: [7], sender: alice });

@@ -940,13 +940,21 @@ test("a push that dropped a merged stage's commit from the branch loses the stag
   s.finish();
 });
 
-test("the webhook of a push the head already moved past (loom moved it from an answer) moves nothing back", async () => {
+test("the webhook of a push the head already moved past (loom moved it from an answer) moves nothing back and loses no merge", async () => {
   const s = setUp();
   await s.deliver("opened");
   const late = push(s, { [PLAN_PATH]: DIAMOND_PLAN });
   const current = push(s, { [PLAN_PATH]: DIAMOND_PLAN });
   await s.patch(PLAN_PATH, (state) => {
     state.pr.headSha = current;
+    // Stage a's merge made the current head: the late push, older, does not contain it.
+    state.loomHeads = [current];
+    Object.assign(state.stages["a"]!, {
+      status: "completed",
+      merged: true,
+      mergedSha: current,
+      sessions: [],
+    });
   });
   // GitHub: the head loom knows contains the pushed one.
   s.fake.compare = (base, head) => (base === late && head === current ? "ahead" : "diverged");
@@ -954,6 +962,7 @@ test("the webhook of a push the head already moved past (loom moved it from an a
   const { version } = await s.read();
   await s.deliver("synchronize", { headSha: late, before: s.head });
   assert.equal((await s.read()).state.pr.headSha, current);
+  assert.equal((await s.read()).state.stages["a"]?.merged, true);
   assert.equal((await s.read()).version, version);
   assert.deepEqual(
     s.gh.find("GET", "/repos/acme/widgets/compare/").map((request) => request.path.replace(/\?.*/, "")),
@@ -963,6 +972,26 @@ test("the webhook of a push the head already moved past (loom moved it from an a
     s.lines.filter((line) => line.msg.startsWith("a late push")).map((line) => [line.msg, line["head"]]),
     [["a late push webhook: the head is already past it", late]],
   );
+  s.finish();
+});
+
+test("the head loom knows, seen again, costs no compare, even with a person's commit on a merged stage", async () => {
+  const s = setUp();
+  await s.deliver("opened");
+  // Stage a merged at loom's commit `merge`; a person pushed on top of it, and loom moved there.
+  const merge = nextSha();
+  const person = push(s, { [PLAN_PATH]: DIAMOND_PLAN });
+  await s.patch(PLAN_PATH, (state) => {
+    state.loomHeads = [merge];
+    state.pr.headSha = person;
+    Object.assign(state.stages["a"]!, { status: "completed", merged: true, mergedSha: merge, sessions: [] });
+  });
+  const { version } = await s.read();
+  // The same head's webhook again (GitHub sends a delivery twice, or another `before`).
+  await s.deliver("synchronize", { headSha: person, before: nextSha() });
+  assert.equal((await s.read()).state.stages["a"]?.merged, true);
+  assert.equal((await s.read()).version, version);
+  assert.equal(s.gh.find("GET", "/repos/acme/widgets/compare/").length, 0);
   s.finish();
 });
 

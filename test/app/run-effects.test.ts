@@ -149,3 +149,62 @@ test("an effect GitHub refuses for good is given up (dead), saying so in the log
   const line = lines.find((entry) => entry.msg === "effect given up");
   assert.deepEqual([line?.effect, line?.key, line?.retryAt], ["deleteBranch", cleanup.key, null]);
 });
+
+test("an effect interrupted by shutdown stays leased with no failed attempt, and the effects claimed after it are not started", async () => {
+  const { store, close } = await openTempStore();
+  cleanups.push(close);
+  // Two plans, one effect each: both are claimed in one go.
+  const other = { ...KEY, pr: 8 };
+  for (const [key, effect] of [
+    [KEY, cleanup],
+    [other, label],
+  ] as const)
+    await store.commitPlan(key, {
+      expectedVersion: 0,
+      state: { format: 1, state: makeDiamond(), repo: REPO_SETTINGS },
+      active: true,
+      effects: [{ key: effect.key, effect }],
+      timers: [],
+      now: NOW - 4_000,
+    });
+  const stopping = new AbortController();
+  const requests: string[] = [];
+  // loom stops while the first effect's request is in flight: the request is abandoned.
+  const fetch = (url: string) => {
+    requests.push(new URL(url).pathname);
+    stopping.abort();
+    return Promise.reject(new DOMException("This operation was aborted", "AbortError"));
+  };
+  const Octokit = ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } });
+  const lines: Line[] = [];
+  const deps: EngineDeps = {
+    store,
+    getOctokit: () => Promise.resolve(new Octokit({ auth: "t", request: { fetch } })),
+    now: () => NOW,
+    workerId: "w",
+    log: pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line) as Line) }),
+    getBotLogin: () => Promise.resolve("loom[bot]"),
+    stopping: stopping.signal,
+  };
+  assert.equal(await runEffects(deps, 10), 2, "both claimed");
+  assert.equal(requests.length, 1, "the second effect was not started");
+  for (const key of [cleanup.key, label.key]) {
+    const effect = await store.getEffect(key);
+    assert.deepEqual([effect?.status, effect?.attempts, effect?.lastError], ["pending", 1, null], key);
+  }
+  // Handed on: once this worker's leases are released, another replica takes both at once.
+  await store.releaseLeases("w");
+  const taken = await store.claimEffects("w2", 10, 60_000, NOW);
+  assert.deepEqual(taken.map((effect) => effect.key).sort(), [cleanup.key, label.key].sort());
+  assert.deepEqual(
+    lines.map((line) => [line.msg, line.effect, line.key]),
+    [
+      [
+        "effect interrupted by shutdown; it is handed on with this worker's leases",
+        "deleteBranch",
+        cleanup.key,
+      ],
+    ],
+  );
+  assert.ok(lines[0] !== undefined && "err" in lines[0], "the interrupted request's error is logged with it");
+});

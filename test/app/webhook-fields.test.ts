@@ -5,12 +5,14 @@ import {
   CheckRunDelivery,
   CheckSuiteDelivery,
   IssueCommentDelivery,
+  isResultCheckRun,
   PullRequestDelivery,
   readRepo,
+  ResultCheckRunDelivery,
   readTime,
   WorkflowRunDelivery,
 } from "../../app/engine/webhook-fields.ts";
-import { exampleOf } from "../support/webhook-payloads.ts";
+import { exampleOf, resultCheckRunPayload } from "../support/webhook-payloads.ts";
 
 /*
  * The webhook fields loom reads, checked at the boundary: every example GitHub publishes of the
@@ -188,4 +190,39 @@ test("readTime: GitHub's ISO time as ms; absent or unreadable is undefined", () 
   assert.equal(readTime("2026-11-27T10:00:00Z"), Date.UTC(2026, 10, 27, 10, 0, 0));
   assert.equal(readTime(undefined), undefined);
   assert.equal(readTime("not a time"), undefined);
+});
+
+test("a loom result is a check run of that name by GitHub Actions' app; its id, commit and text are read, an absent text as none", () => {
+  const sha = "c".repeat(40);
+  const result = resultCheckRunPayload({ id: 77, headSha: sha, text: '{"version":1}' });
+  assert.equal(isResultCheckRun(result), true);
+  const parsed = ResultCheckRunDelivery.safeParse(result);
+  assert.ok(parsed.success);
+  assert.deepEqual(
+    [parsed.data.check_run.id, parsed.data.check_run.head_sha, parsed.data.check_run.output.text],
+    [77, sha, '{"version":1}'],
+  );
+  const run = result["check_run"] as Json;
+  const withoutText = { ...result, check_run: { ...run, output: { title: "t", summary: "s" } } };
+  const noText = ResultCheckRunDelivery.safeParse(withoutText);
+  assert.equal(noText.success && noText.data.check_run.output.text, null);
+  // Another app's check run of that name (any token but a job's), or another name, is no loom result.
+  const lookalike = resultCheckRunPayload({
+    id: 78,
+    headSha: sha,
+    text: "",
+    app: { id: 99, slug: "lookalike" },
+  });
+  const otherName = resultCheckRunPayload({ id: 79, headSha: sha, text: "", name: "loom results" });
+  for (const payload of [lookalike, otherName]) {
+    assert.equal(isResultCheckRun(payload), false);
+    assert.equal(ResultCheckRunDelivery.safeParse(payload).success, false);
+  }
+  for (const payload of [
+    { ...result, check_run: { ...run, app: null } },
+    { ...result, check_run: undefined },
+    {},
+    null,
+  ])
+    assert.equal(isResultCheckRun(payload), false, JSON.stringify(payload)?.slice(0, 40));
 });
