@@ -166,17 +166,14 @@ export type MutationScore = {
   survivors: string[];
 };
 
+/** A score of no mutants (100 %), to count into. */
+function emptyScore(): MutationScore {
+  return { killed: 0, timedOut: 0, survived: 0, noCoverage: 0, errors: 0, percent: 100, survivors: [] };
+}
+
 /** A folder's mutation score from its report: killed and timed out over the mutants that ran. */
 export function scoreMutants(report: MutantReport): MutationScore {
-  const score: MutationScore = {
-    killed: 0,
-    timedOut: 0,
-    survived: 0,
-    noCoverage: 0,
-    errors: 0,
-    percent: 100,
-    survivors: [],
-  };
+  const score = emptyScore();
   for (const [file, { mutants }] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
     for (const mutant of mutants) {
       if (mutant.status === "Killed") score.killed++;
@@ -204,15 +201,7 @@ function withPercent(score: MutationScore): MutationScore {
  * an average of the parts' percents, which would weigh a part of 20 mutants like one of 400).
  */
 export function sumScores(scores: readonly MutationScore[]): MutationScore {
-  const total: MutationScore = {
-    killed: 0,
-    timedOut: 0,
-    survived: 0,
-    noCoverage: 0,
-    errors: 0,
-    percent: 100,
-    survivors: [],
-  };
+  const total = emptyScore();
   for (const score of scores) {
     total.killed += score.killed;
     total.timedOut += score.timedOut;
