@@ -222,7 +222,8 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
       // Whether the push is loom's own is the reducer's call (the merge SHAs it recorded), never
       // the sender's: anyone's push can come with loom's bot as sender.
       // The push behind a head loom read back without it (approval dropped): its `before` may
-      // show it was loom's own merge on the approved head.
+      // show it was loom's own merge on the approved head. Without one (a late `opened`) there is
+      // nothing to confirm, and no event: each event commits the plan again.
       const before = delivery.action === "synchronize" ? (delivery.before ?? null) : null;
       const confirms = before !== null && state.approvalLost?.to === pull.head.sha;
       // A push whose webhook came after the head moved past it (loom's merges and renames move the

@@ -1095,6 +1095,23 @@ test("the same head seen again with another `before`, or without a lost approval
   s.finish();
 });
 
+test("a late `opened` webhook (no `before`) at the head loom read back leaves the approval lost and commits nothing", async () => {
+  const s = setUp();
+  await s.deliver("opened", { author: { login: "mallory" } });
+  const approved = s.head;
+  const merge = push(s, { [PLAN_PATH]: DIAMOND_PLAN });
+  await s.patch(PLAN_PATH, (state) => {
+    state.pr.headSha = merge;
+    state.approvalLost = { from: approved, to: merge, onApproved: false };
+  });
+  const { version } = await s.read();
+  await s.deliver("opened", { headSha: merge, author: { login: "mallory" } });
+  const { state, version: after } = await s.read();
+  assert.deepEqual(state.approvalLost, { from: approved, to: merge, onApproved: false });
+  assert.equal(after, version, "nothing committed");
+  s.finish();
+});
+
 test("a push reads .github/loom.yml again: the stored repository settings follow it", async () => {
   const s = setUp();
   await s.deliver("opened");
