@@ -74,7 +74,13 @@ export function splitStoredPlan(
 function readPart(planKey: string, parts: ReadonlyMap<string, string>, name: string): unknown {
   const text = parts.get(name);
   if (text === undefined) throw new CorruptPlanRowError(`plan row ${planKey} has no part ${name}`);
-  return JSON.parse(text) as unknown;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new CorruptPlanRowError(`plan row ${planKey} has a part ${name} that is not JSON`, {
+      cause: error,
+    });
+  }
 }
 
 /** The whole stored plan of a row: its core with its parts put back, or the row itself when written whole. */

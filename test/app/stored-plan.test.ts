@@ -144,3 +144,20 @@ test("a plan part that is not a plan spec refuses the row", async () => {
     message: `plan row ${PLAN_KEY} is not a loom plan`,
   });
 });
+
+test("a part that is not JSON refuses the row, naming the row and the part", async () => {
+  const store = await openStore();
+  const record = await commit(store, plan(), null);
+  for (const name of ["plan", [...record.parts.keys()].find((key) => key.startsWith("stage:")) ?? ""]) {
+    const parts = new Map(record.parts);
+    parts.set(name, '{"id": "PLAN-demo"');
+    assert.throws(
+      () => readStoredPlan({ ...record, parts }),
+      (error: unknown) =>
+        error instanceof CorruptPlanRowError &&
+        error.message === `plan row ${PLAN_KEY} has a part ${name} that is not JSON` &&
+        error.cause instanceof SyntaxError,
+      name,
+    );
+  }
+});
