@@ -8,14 +8,14 @@ import { PARKED_EVENTS } from "../../app/engine/park-events.ts";
 import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import { createMetrics } from "../../app/metrics/create-metrics.ts";
 import { formatPlanKey } from "../../app/store/store.ts";
-import type { CommitPlanInput, PlanKey, Store } from "../../app/store/store.ts";
+import type { CommitPlanInput, Store } from "../../app/store/store.ts";
 import type { Effect } from "../../src/orchestrator/effects.ts";
 import { DEFAULT_SETTINGS } from "../../src/orchestrator/events.ts";
 import type { OrchestratorEvent } from "../../src/orchestrator/events.ts";
 import type { PlanState } from "../../src/orchestrator/state.ts";
 import { makeDiamond, makeSession } from "../status/make-plan-state.ts";
 import { openTempStore } from "./loom-harness.ts";
-import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
+import { REPO_SETTINGS, demoKey } from "./stored-plan-fixture.ts";
 
 /*
  * How events become a plan's new state: through the reducer, committed with the effects and timers
@@ -25,13 +25,7 @@ import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
 
 const NOW = Date.UTC(2026, 10, 27, 12, 0, 0);
 const MINUTE = 60_000;
-const key = (pr: number): PlanKey => ({
-  installationId: 4242,
-  owner: "acme",
-  repo: "widgets",
-  pr,
-  planPath: "doc/plans/PLAN-demo.md",
-});
+const key = demoKey;
 const KEY = key(7);
 const PLAN_KEY = formatPlanKey(KEY);
 /** The prefix of every effect key the reducer decides for the demo plan. */

@@ -10,7 +10,7 @@ import type { PlanKey, Store } from "../../app/store/store.ts";
 import { DISPLAY_LANE, PROGRESS_LANE } from "../../src/orchestrator/effect-lane.ts";
 import { makeDiamond } from "../status/make-plan-state.ts";
 import { openTempStore } from "./loom-harness.ts";
-import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
+import { DEMO_KEY, REPO_SETTINGS } from "./stored-plan-fixture.ts";
 
 /*
  * The App's worker, as an operator relies on it: a drain works off the inbox, the outbox and the
@@ -23,13 +23,7 @@ import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
 
 const T0 = Date.UTC(2026, 10, 27, 16, 0, 0);
 const DAY = 24 * 3600 * 1000;
-const KEY: PlanKey = {
-  installationId: 4242,
-  owner: "acme",
-  repo: "widgets",
-  pr: 7,
-  planPath: "doc/plans/PLAN-demo.md",
-};
+const KEY = DEMO_KEY;
 const WORKER = "worker-1";
 
 type Line = { level: number; msg: string; err?: { message: string }; [field: string]: unknown };

@@ -9,7 +9,7 @@ import { makeStageKey } from "../../src/orchestrator/step-context.ts";
 import type { PlanState, Session } from "../../src/orchestrator/state.ts";
 import { makePlanState, makeSession } from "../status/make-plan-state.ts";
 import { openTempStore } from "./loom-harness.ts";
-import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
+import { REPO_SETTINGS, demoKey } from "./stored-plan-fixture.ts";
 
 /*
  * Which plan and stage a workflow run speaks for, as a user relies on it: the session that recorded
@@ -22,13 +22,7 @@ import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
 const NOW = Date.UTC(2026, 10, 27, 18, 0, 0);
 const BOT = "loom[bot]";
 const REPO = { owner: "acme", repo: "widgets" };
-const key = (pr: number, repo = "widgets"): PlanKey => ({
-  installationId: 4242,
-  owner: "acme",
-  repo,
-  pr,
-  planPath: "doc/plans/PLAN-demo.md",
-});
+const key = demoKey;
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import { onResultCheckRun } from "../../app/engine/on-result-check-run.ts";
 import { readStoredPlan } from "../../app/engine/stored-plan.ts";
-import type { PlanKey, Store } from "../../app/store/store.ts";
+import type { Store } from "../../app/store/store.ts";
 import { formatResultCheckRun, type CarriedOutcome } from "../../src/artifacts/result-check-run.ts";
 import type { StageResult } from "../../src/artifacts/stage-result.ts";
 import { makeStageKey } from "../../src/orchestrator/step-context.ts";
@@ -13,6 +13,7 @@ import { resultCheckRunPayload } from "../support/webhook-payloads.ts";
 import { makeEngineDeps, storePlans } from "./engine-fixture.ts";
 import { openTempStore } from "./loom-harness.ts";
 import { checkedSha, passingResult } from "./stage-results.ts";
+import { DEMO_KEY } from "./stored-plan-fixture.ts";
 
 /*
  * A `loom result` check run, called directly on a real store (GitHub faked at the network, and
@@ -23,13 +24,7 @@ import { checkedSha, passingResult } from "./stage-results.ts";
  */
 
 const NOW = Date.UTC(2026, 10, 27, 20, 0, 0);
-const KEY: PlanKey = {
-  installationId: 4242,
-  owner: "acme",
-  repo: "widgets",
-  pr: 7,
-  planPath: "doc/plans/PLAN-demo.md",
-};
+const KEY = DEMO_KEY;
 const RUN = 12;
 
 type Line = { msg: string; checkRun?: number; stageId?: string; attempt?: number };

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import { onWorkflowRun } from "../../app/engine/on-workflow-run.ts";
 import { readStoredPlan } from "../../app/engine/stored-plan.ts";
-import type { PlanKey, Store } from "../../app/store/store.ts";
+import type { Store } from "../../app/store/store.ts";
 import type { Session } from "../../src/orchestrator/state.ts";
 import { makeZip } from "../github/make-zip.ts";
 import { makePlanState, makeSession } from "../status/make-plan-state.ts";
@@ -11,6 +11,7 @@ import { workflowRunPayload } from "../support/webhook-payloads.ts";
 import { makeEngineDeps, storePlans } from "./engine-fixture.ts";
 import { openTempStore } from "./loom-harness.ts";
 import { passingResult } from "./stage-results.ts";
+import { DEMO_KEY } from "./stored-plan-fixture.ts";
 
 /*
  * A stage's run started or finished, as GitHub's `workflow_run` webhook tells it: a run loom
@@ -22,13 +23,7 @@ import { passingResult } from "./stage-results.ts";
 const NOW = Date.UTC(2026, 10, 27, 18, 30, 0);
 const BLOB = "https://blob.example";
 const REPO = "/repos/acme/widgets";
-const KEY: PlanKey = {
-  installationId: 4242,
-  owner: "acme",
-  repo: "widgets",
-  pr: 7,
-  planPath: "doc/plans/PLAN-demo.md",
-};
+const KEY = DEMO_KEY;
 
 let gh: GitHubMock | undefined;
 const cleanups: (() => Promise<void>)[] = [];

@@ -9,7 +9,7 @@ import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import type { PlanKey, Store } from "../../app/store/store.ts";
 import { makeDiamond } from "../status/make-plan-state.ts";
 import { openTempStore } from "./loom-harness.ts";
-import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
+import { DEMO_KEY, REPO_SETTINGS } from "./stored-plan-fixture.ts";
 
 /*
  * Events whose commit kept losing the compare-and-swap wait in the inbox as loom's own delivery,
@@ -18,13 +18,7 @@ import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
  */
 
 const NOW = Date.UTC(2026, 10, 27, 15, 0, 0);
-const KEY: PlanKey = {
-  installationId: 4242,
-  owner: "acme",
-  repo: "widgets",
-  pr: 7,
-  planPath: "doc/plans/PLAN-demo.md",
-};
+const KEY = DEMO_KEY;
 const GONE: PlanKey = { ...KEY, planPath: "doc/plans/PLAN-gone.md" };
 
 const cleanups: (() => Promise<void>)[] = [];

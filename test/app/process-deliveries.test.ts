@@ -9,7 +9,7 @@ import { readDeliveryKeys } from "../../app/engine/read-delivery-keys.ts";
 import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import { createMetrics } from "../../app/metrics/create-metrics.ts";
 import { formatPlanKey } from "../../app/store/store.ts";
-import type { PlanKey, Store } from "../../app/store/store.ts";
+import type { Store } from "../../app/store/store.ts";
 import { formatCheckRunExternalId } from "../../src/status/check-run-external-id.ts";
 import { makeDiamond, makeSession } from "../status/make-plan-state.ts";
 import {
@@ -20,7 +20,7 @@ import {
   workflowRunPayload,
 } from "../support/webhook-payloads.ts";
 import { openTempStore } from "./loom-harness.ts";
-import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
+import { DEMO_KEY, REPO_SETTINGS } from "./stored-plan-fixture.ts";
 
 /*
  * The inbox worker: each claimed delivery goes to its event's handler and is completed; one that
@@ -30,13 +30,7 @@ import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
  */
 
 const NOW = Date.UTC(2026, 10, 27, 14, 0, 0);
-const KEY: PlanKey = {
-  installationId: 4242,
-  owner: "acme",
-  repo: "widgets",
-  pr: 7,
-  planPath: "doc/plans/PLAN-demo.md",
-};
+const KEY = DEMO_KEY;
 const STATE = makeDiamond({
   a: { status: "executing", attempt: 1, sessions: [makeSession({ runId: 1001 })] },
 });

@@ -8,6 +8,7 @@ import { makePlanState, makeSession } from "../status/make-plan-state.ts";
 import { mockGitHub, type GitHubMock } from "../support/github-mock.ts";
 import { makeEngineDeps, storePlans } from "./engine-fixture.ts";
 import { openTempStore } from "./loom-harness.ts";
+import { demoKey } from "./stored-plan-fixture.ts";
 
 /*
  * A plan's timers (a backoff's end, a heartbeat deadline) as a user relies on them: each due one
@@ -21,13 +22,7 @@ const NOW = Date.UTC(2026, 10, 27, 17, 0, 0);
 const TIMEOUT = 300_000;
 const LEASE = 60_000;
 const REPO = "/repos/acme/widgets";
-const key = (pr: number): PlanKey => ({
-  installationId: 4242,
-  owner: "acme",
-  repo: "widgets",
-  pr,
-  planPath: "doc/plans/PLAN-demo.md",
-});
+const key = demoKey;
 
 type Line = { level: number; msg: string; plan?: string };
 

@@ -9,7 +9,7 @@ import { createMetrics } from "../../app/metrics/create-metrics.ts";
 import type { Store } from "../../app/store/store.ts";
 import { makeDiamond } from "../status/make-plan-state.ts";
 import { openTempStore } from "./loom-harness.ts";
-import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
+import { DEMO_KEY, REPO_SETTINGS } from "./stored-plan-fixture.ts";
 
 /*
  * How one claimed effect is carried out: on the installation's Octokit, its writes counted in its
@@ -19,13 +19,7 @@ import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
  */
 
 const NOW = Date.UTC(2026, 10, 27, 10, 0, 0);
-const KEY = {
-  installationId: 4242,
-  owner: "acme",
-  repo: "widgets",
-  pr: 7,
-  planPath: "doc/plans/PLAN-demo.md",
-};
+const KEY = DEMO_KEY;
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const undo of cleanups.splice(0).reverse()) await undo();

@@ -1,6 +1,14 @@
 import type { RepoSettings, SplitPlan } from "../../app/engine/stored-plan.ts";
+import type { PlanKey } from "../../app/store/store.ts";
 
 /** Repository settings as a plan row carries them (the defaults of `.github/loom.yml`). */
+/** The App tests' plan: PLAN-demo of pull request `pr` in acme/`repo`, installation 4242. */
+export function demoKey(pr = 7, repo = "widgets"): PlanKey {
+  return { installationId: 4242, owner: "acme", repo, pr, planPath: "doc/plans/PLAN-demo.md" };
+}
+
+export const DEMO_KEY: PlanKey = demoKey();
+
 export const REPO_SETTINGS: RepoSettings = {
   workflowFile: "loom.yml",
   labelPrefix: "loom",

@@ -3,10 +3,10 @@ import { afterEach, test } from "node:test";
 import { ZodError } from "zod";
 import { CorruptPlanRowError, readStoredPlan, splitStoredPlan } from "../../app/engine/stored-plan.ts";
 import type { StoredPlan } from "../../app/engine/stored-plan.ts";
-import type { PlanKey, PlanRecord, Store } from "../../app/store/store.ts";
+import type { PlanRecord, Store } from "../../app/store/store.ts";
 import { makeDiamond } from "../status/make-plan-state.ts";
 import { openTempStore } from "./loom-harness.ts";
-import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
+import { DEMO_KEY, REPO_SETTINGS } from "./stored-plan-fixture.ts";
 
 /*
  * A plan row as loom reads it back from a real store after writing it in parts (the core on every
@@ -16,13 +16,7 @@ import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
  */
 
 const NOW = Date.UTC(2026, 10, 27, 20, 0, 0);
-const KEY: PlanKey = {
-  installationId: 4242,
-  owner: "acme",
-  repo: "widgets",
-  pr: 7,
-  planPath: "doc/plans/PLAN-demo.md",
-};
+const KEY = DEMO_KEY;
 const PLAN_KEY = "acme/widgets#7:doc/plans/PLAN-demo.md";
 
 const cleanups: (() => Promise<void>)[] = [];
