@@ -106,8 +106,10 @@ export function createEngine(deps: EngineDeps): Engine {
     drain,
     wake: () => guarded("drain", drain),
     reconcile,
+    // A failed drain was reported to whoever started it (logged for `wake` and the intervals):
+    // waiting for it only waits.
     idle: async () => {
-      while (running) await running;
+      while (running) await settled(running);
     },
     start: ({ pollMs, reconcileMs }) => {
       stopped = false;
@@ -119,9 +121,14 @@ export function createEngine(deps: EngineDeps): Engine {
     stop: async () => {
       stopped = true;
       for (const timer of timers.splice(0)) clearInterval(timer);
-      while (running || inFlight.size > 0) await Promise.all([running, ...inFlight]);
+      while (running || inFlight.size > 0) await Promise.all([running, ...inFlight].map(settled));
     },
   };
+}
+
+/** Resolves when `work` settles, whichever way (its failure is its starter's to report). */
+function settled(work: Promise<void> | null): Promise<void> {
+  return work === null ? Promise.resolve() : work.catch(() => undefined);
 }
 
 /**

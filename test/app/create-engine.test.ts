@@ -344,6 +344,32 @@ test("wake drains in the background and idle waits for it; a failed drain is log
   assert.notEqual(await completedAt(store, "d1"), null, "the next drain works");
 });
 
+test("a drain that fails while idle or stop waits for it settles them both: shutdown never throws for it", async () => {
+  let fail: ((error: Error) => void) | undefined;
+  const { store, engine, lines } = await setUp({
+    wrap: (real) =>
+      Object.assign(Object.create(real) as Store, {
+        claimDeliveries: () =>
+          new Promise<never>((_, reject) => {
+            fail = reject;
+          }),
+      }),
+  });
+  await ping(store, "d1");
+  engine.wake();
+  await eventually(() => Promise.resolve(fail !== undefined), "the claim under way");
+  const idle = engine.idle();
+  const stop = engine.stop();
+  fail?.(new Error("database gone"));
+  await idle;
+  await stop;
+  assert.deepEqual(
+    lines.filter((line) => line.level >= 50).map((line) => [line.msg, line.err?.message]),
+    [["drain failed", "database gone"]],
+  );
+  assert.equal(await completedAt(store, "d1"), null, "left in the store for the next start");
+});
+
 test("a reconcile drains, then forgets processed deliveries older than 14 days and logs how many", async () => {
   const { store, engine, lines } = await setUp();
   for (const [id, age] of [
