@@ -70,6 +70,26 @@ describe("a merge whose answer was lost", () => {
     gh.done();
   });
 
+  it("a merge whose connection dropped (no answer at all) is settled the same way: the repository decides", async () => {
+    gh = mockGitHub();
+    gh.api.get(STAGE_REF).reply(200, ref("loom/pr-7/PLAN-demo/a", CHECKED));
+    gh.api.post(MERGE).replyWithError("socket hang up");
+    gh.api.get(BASE_REF).reply(200, ref("feature/demo", BASE));
+    gh.api.get(compare(CHECKED, BASE)).query({ per_page: "1" }).reply(200, { status: "ahead" });
+    gh.api
+      .get(`/repos/octo/repo/commits/${BASE}`)
+      .reply(200, { sha: BASE, parents: [{ sha: "f".repeat(40) }, { sha: CHECKED }] });
+    const [event] = await executeEffect(makeContext(makeDiamond()), bySha);
+    assert.equal(event?.type, "merge.finished");
+    assert.deepEqual(
+      event?.type === "merge.finished"
+        ? [event.outcome, event.sha, /answer was lost/.test(event.detail)]
+        : [],
+      ["merged", BASE, true],
+    );
+    gh.done();
+  });
+
   it("a merge point at the very commit needs no comparison", async () => {
     gh = mockGitHub();
     gh.api.get(STAGE_REF).reply(200, ref("loom/pr-7/PLAN-demo/a", CHECKED));
