@@ -163,6 +163,12 @@ export const MUTATED_FOLDERS: Readonly<Record<string, MutatedFolder>> = {
           "publish-merge-edges",
           "publish-edge-cases",
           "publish-bundle-inputs",
+          // The append-only and learnings-log merges check-new-commits judges.
+          "publish-learnings",
+          "commit-learnings-edges",
+          "test/action/learnings-flow.test.ts",
+          "run-publish",
+          "publish-job-log",
         ],
       ),
       publishPart(
