@@ -1059,16 +1059,25 @@ test("the late webhook of loom's own earlier merge is known from the merges loom
   s.finish();
 });
 
-test("the push behind a head loom read back, seen again with its `before`, marks the lost approval as on the approved head", async () => {
+/**
+ * Mallory's plan at a push `merge` that loom read back before it knew it as its own merge: the head
+ * moved, the approval of `approved` dropped and its loss recorded (to `lostTo`, the read head by
+ * default).
+ */
+async function readBackUnapproved(lostTo?: string): Promise<{ s: Setup; approved: string; merge: string }> {
   const s = setUp();
   await s.deliver("opened", { author: { login: "mallory" } });
   const approved = s.head;
   const merge = push(s, { [PLAN_PATH]: DIAMOND_PLAN });
-  // The head was read back at `merge` before loom knew it as its merge: the approval dropped.
   await s.patch(PLAN_PATH, (state) => {
     state.pr.headSha = merge;
-    state.approvalLost = { from: approved, to: merge, onApproved: false };
+    state.approvalLost = { from: approved, to: lostTo ?? merge, onApproved: false };
   });
+  return { s, approved, merge };
+}
+
+test("the push behind a head loom read back, seen again with its `before`, marks the lost approval as on the approved head", async () => {
+  const { s, approved, merge } = await readBackUnapproved();
   await s.deliver("synchronize", { headSha: merge, before: approved });
   const { state } = await s.read();
   assert.deepEqual(state.approvalLost, { from: approved, to: merge, onApproved: true });
@@ -1076,14 +1085,7 @@ test("the push behind a head loom read back, seen again with its `before`, marks
 });
 
 test("the same head seen again with another `before`, or without a lost approval, changes nothing", async () => {
-  const s = setUp();
-  await s.deliver("opened", { author: { login: "mallory" } });
-  const approved = s.head;
-  const merge = push(s, { [PLAN_PATH]: DIAMOND_PLAN });
-  await s.patch(PLAN_PATH, (state) => {
-    state.pr.headSha = merge;
-    state.approvalLost = { from: approved, to: nextSha(), onApproved: false };
-  });
+  const { s, approved, merge } = await readBackUnapproved(nextSha());
   const { version } = await s.read();
   await s.deliver("synchronize", { headSha: merge, before: approved });
   assert.equal((await s.read()).version, version);
@@ -1096,14 +1098,7 @@ test("the same head seen again with another `before`, or without a lost approval
 });
 
 test("a late `opened` webhook (no `before`) at the head loom read back leaves the approval lost and commits nothing", async () => {
-  const s = setUp();
-  await s.deliver("opened", { author: { login: "mallory" } });
-  const approved = s.head;
-  const merge = push(s, { [PLAN_PATH]: DIAMOND_PLAN });
-  await s.patch(PLAN_PATH, (state) => {
-    state.pr.headSha = merge;
-    state.approvalLost = { from: approved, to: merge, onApproved: false };
-  });
+  const { s, approved, merge } = await readBackUnapproved();
   const { version } = await s.read();
   await s.deliver("opened", { headSha: merge, author: { login: "mallory" } });
   const { state, version: after } = await s.read();

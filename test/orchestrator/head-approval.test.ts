@@ -174,18 +174,7 @@ test("the late webhook of loom's earlier merge writes nothing", () => {
       ["b", []],
     ]),
   );
-  const heads = [story.state.pr.headSha, "1".repeat(40), "2".repeat(40)];
-  for (const [i, id] of ["a", "b"].entries()) {
-    story.run(id, "completed");
-    story.send({
-      type: "merge.finished",
-      stageId: id,
-      outcome: "merged",
-      sha: heads[i + 1] ?? "",
-      parent: heads[i] ?? "",
-      detail: "",
-    });
-  }
+  const heads = story.mergeInTurn(["a", "b"]);
   story.send({ type: "head.moved", headSha: heads[1] ?? "", before: heads[0] ?? "" });
   assert.equal(story.state.pr.headSha, heads[2]);
   assert.equal(wroteAnything(story.effects), false);

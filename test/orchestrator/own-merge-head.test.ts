@@ -99,19 +99,8 @@ function twoOwnMerges(): { story: Story; heads: string[] } {
     ]),
     { trusted: false },
   );
-  const heads = [story.state.pr.headSha, "1".repeat(40), "2".repeat(40)];
-  story.command("approve", undefined, heads[0]);
-  for (const [i, id] of ["a", "b"].entries()) {
-    story.run(id, "completed");
-    story.send({
-      type: "merge.finished",
-      stageId: id,
-      outcome: "merged",
-      sha: heads[i + 1] ?? "",
-      parent: heads[i] ?? "",
-      detail: "",
-    });
-  }
+  story.command("approve", undefined, story.state.pr.headSha);
+  const heads = story.mergeInTurn(["a", "b"]);
   assert.equal(story.state.pr.headSha, heads[2]);
   assert.equal(story.state.approvedSha, heads[2]);
   return { story, heads };

@@ -124,6 +124,26 @@ export class Story {
     });
   }
 
+  /**
+   * Runs `ids` to completion one after another, each merged by loom as a new head ("1…1", "2…2",
+   * …) made on the one before; returns the heads, the first being the head they started from.
+   */
+  mergeInTurn(ids: readonly string[]): string[] {
+    const heads = [this.state.pr.headSha, ...ids.map((_, i) => String(i + 1).repeat(40))];
+    for (const [i, id] of ids.entries()) {
+      this.run(id, "completed");
+      this.send({
+        type: "merge.finished",
+        stageId: id,
+        outcome: "merged",
+        sha: heads[i + 1] ?? "",
+        parent: heads[i] ?? "",
+        detail: "",
+      });
+    }
+    return heads;
+  }
+
   merge(
     id: string,
     outcome: Extract<OrchestratorEvent, { type: "merge.finished" }>["outcome"] = "merged",
