@@ -156,21 +156,12 @@ export const MUTATED_FOLDERS: Readonly<Record<string, MutatedFolder>> = {
         ],
         ["create-artifact-deps", "publish-bundle-inputs", "publish-rules", "publish-rules-edges"],
       ),
-      // The merge and bundle checks are reached from nearly every publish test file (the
+      // The merge, bundle and learnings code is reached from nearly every publish test file (the
       // learnings log, the job log, run-publish's whole path): all of them, and the action's
       // learnings flow.
       publishPart("commits", ["check-new-commits", "list-new-commits"], EVERY_PUBLISH_TEST),
       publishPart("bundle", ["publish-bundle"], EVERY_PUBLISH_TEST),
-      publishPart(
-        "learnings",
-        ["commit-learnings", "retire-learnings-at"],
-        [
-          "commit-learnings-edges",
-          "publish-learnings",
-          "publish-merge-edges",
-          "test/action/learnings-flow.test.ts",
-        ],
-      ),
+      publishPart("learnings", ["commit-learnings", "retire-learnings-at"], EVERY_PUBLISH_TEST),
       publishPart(
         "result",
         ["run-publish", "create-result-reporter"],
