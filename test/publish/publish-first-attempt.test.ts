@@ -84,7 +84,10 @@ describe("publish: the first attempt creates the stage branch", () => {
     const result = await publish(f);
     assert.equal(result.ok, false);
     assert.equal(result.refusals[0]?.rule, "not-fast-forward");
-    assert.match(result.refusals[0]?.detail ?? "", /not on main/);
+    assert.equal(
+      result.refusals[0]?.detail,
+      `the session started on ${stray.slice(0, 12)}, which is not on main; the stage branch ${BRANCH} is not created from it`,
+    );
     assert.equal(f.hasOriginBranch(BRANCH), false);
   });
 
