@@ -156,17 +156,13 @@ export const MUTATED_FOLDERS: Readonly<Record<string, MutatedFolder>> = {
         ],
         ["create-artifact-deps", "publish-bundle-inputs", "publish-rules", "publish-rules-edges"],
       ),
-      // The merge, bundle and learnings code is reached from nearly every publish test file (the
-      // learnings log, the job log, run-publish's whole path): all of them, and the action's
+      // The rest is reached from nearly every publish test file (the learnings log, the job log,
+      // the loom result check run, run-publish's whole path): all of them, and the action's
       // learnings flow.
       publishPart("commits", ["check-new-commits", "list-new-commits"], EVERY_PUBLISH_TEST),
       publishPart("bundle", ["publish-bundle"], EVERY_PUBLISH_TEST),
       publishPart("learnings", ["commit-learnings", "retire-learnings-at"], EVERY_PUBLISH_TEST),
-      publishPart(
-        "result",
-        ["run-publish", "create-result-reporter"],
-        ["run-publish", "publish-job-log", "create-result-reporter"],
-      ),
+      publishPart("result", ["run-publish", "create-result-reporter"], EVERY_PUBLISH_TEST),
     ],
   },
   "action/src/checks": { tests: ["test/checks/*.test.ts"] },
