@@ -1,5 +1,6 @@
 import { createPrivateKey } from "../support/create-private-key.ts";
 import { mkdtempSync, rmSync } from "node:fs";
+import { afterEach } from "node:test";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Probot, ProbotOctokit } from "probot";
@@ -95,6 +96,22 @@ export function createProbot(): Probot {
       throttle: { enabled: false },
     })),
   });
+}
+
+/**
+ * Call once at a test file's top level: opens a temporary store per call, each closed and removed
+ * after the test that opened it.
+ */
+export function useTempStores(): () => Promise<Store> {
+  const opened: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of opened.splice(0).reverse()) await close();
+  });
+  return async () => {
+    const { store, close } = await openTempStore();
+    opened.push(close);
+    return store;
+  };
 }
 
 /** A store on a temporary SQLite file, for a test to wrap; `close` closes it and removes the file. */

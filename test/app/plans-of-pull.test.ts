@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import {
   describePlans,
   findStage,
@@ -9,11 +9,11 @@ import {
 } from "../../app/engine/plans-of-pull.ts";
 import type { LoadedPlan } from "../../app/engine/plans-of-pull.ts";
 import { createStoredPlanReader } from "../../app/engine/stored-plan.ts";
-import type { PlanKey, PlanRecord, Store } from "../../app/store/store.ts";
+import type { PlanKey, PlanRecord } from "../../app/store/store.ts";
 import type { PlanState } from "../../src/orchestrator/state.ts";
 import { makeDiamond, makePlanState } from "../status/make-plan-state.ts";
 import { makeEngineDeps, storePlans } from "./engine-fixture.ts";
-import { openTempStore } from "./loom-harness.ts";
+import { useTempStores } from "./loom-harness.ts";
 import { REPO_SETTINGS } from "./stored-plan-fixture.ts";
 
 /*
@@ -47,16 +47,7 @@ function pair(id: string, path: string): PlanState {
   return { ...base, plan: { ...base.plan, id, path } };
 }
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const undo of cleanups.splice(0).reverse()) await undo();
-});
-
-async function openStore(): Promise<Store> {
-  const { store, close } = await openTempStore();
-  cleanups.push(close);
-  return store;
-}
+const openStore = useTempStores();
 
 /** Pull request 7's two active plans, loaded: PLAN-demo (a–d) and PLAN-other (a, e). */
 async function twoPlans(): Promise<LoadedPlan[]> {

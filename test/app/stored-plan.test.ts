@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import { ZodError } from "zod";
 import { CorruptPlanRowError, readStoredPlan, splitStoredPlan } from "../../app/engine/stored-plan.ts";
 import type { StoredPlan } from "../../app/engine/stored-plan.ts";
 import type { PlanRecord, Store } from "../../app/store/store.ts";
 import { makeDiamond } from "../status/make-plan-state.ts";
-import { openTempStore } from "./loom-harness.ts";
+import { useTempStores } from "./loom-harness.ts";
 import { DEMO_KEY, REPO_SETTINGS } from "./stored-plan-fixture.ts";
 
 /*
@@ -19,16 +19,7 @@ const NOW = Date.UTC(2026, 10, 27, 20, 0, 0);
 const KEY = DEMO_KEY;
 const PLAN_KEY = "acme/widgets#7:doc/plans/PLAN-demo.md";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const undo of cleanups.splice(0).reverse()) await undo();
-});
-
-async function openStore(): Promise<Store> {
-  const { store, close } = await openTempStore();
-  cleanups.push(close);
-  return store;
-}
+const openStore = useTempStores();
 
 function plan(): StoredPlan {
   return { format: 1, state: makeDiamond({ a: { status: "executing" } }), repo: REPO_SETTINGS };
