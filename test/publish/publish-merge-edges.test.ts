@@ -110,6 +110,24 @@ describe("publish: a merge session's merge", () => {
     );
   });
 
+  it("accepts a merge that appends to a knowledge file only the pull request's side has, refuses one that edits it", async () => {
+    const NEW = "doc/loom/knowledge/patterns.md";
+    const added = "# Patterns\n\n- from the pull request\n";
+    for (const [resolution, refused] of [
+      [`${added}- the session's own, appended in the merge\n`, []],
+      ["# Patterns\n\n- rewritten by the session\n", [["knowledge-rewrite", NEW]]],
+    ] as const) {
+      const f = setUp();
+      personCommits(f, "other", { [NEW]: added });
+      const result = await mergeOther(f, { [NEW]: resolution });
+      assert.deepEqual(
+        result.refusals.map((r) => [r.rule, r.path]),
+        refused,
+      );
+      f.cleanup();
+    }
+  });
+
   it("refuses a merge that deletes an append-only knowledge file", async () => {
     const f = setUp();
     personCommits(f, "other", { [KNOWLEDGE]: `${knowledge}- from the pull request\n` });
