@@ -44,6 +44,12 @@ function mutatePart(name: string, part: MutationPart): MutantReport {
     coverageAnalysis: "perTest",
     // Both cores by default; LOOM_MUTATE_CONCURRENCY=1 leaves one to other work.
     concurrency: Number(process.env.LOOM_MUTATE_CONCURRENCY ?? 2),
+    // A mutant times out after three times its test files' dry-run time plus 10 s (Stryker: 1.5
+    // times plus 5 s). The real-git test files run slower beside a second worker than in the
+    // lone dry run, and at the defaults a surviving mutant was counted "timed out", i.e. killed
+    // (session 19: 15 of the learnings part's 25 survivors); a real endless loop is still caught.
+    timeoutFactor: 3,
+    timeoutMS: 10_000,
     incremental: true,
     incrementalFile: `reports/mutation/${name}.incremental.json`,
     reporters: ["clear-text", "json", "progress-append-only"],
