@@ -101,6 +101,18 @@ describe("publish: the first attempt creates the stage branch", () => {
     assert.equal(f.hasOriginBranch(BRANCH), false);
   });
 
+  it("refuses when the merge point named is no branch on origin: the stage branch does not exist", async () => {
+    const f = firstAttempt();
+    f.commit("Work", { "src/a.ts": "1\n" });
+    f.bundle();
+    const result = await publish(f, { base: "gone" });
+    assert.deepEqual(
+      result.refusals.map((r) => [r.rule, r.detail]),
+      [["not-fast-forward", `the stage branch ${BRANCH} does not exist on origin`]],
+    );
+    assert.equal(f.hasOriginBranch(BRANCH), false);
+  });
+
   it("never takes another stage branch, or the stage branch itself, as the merge point", async () => {
     const f = firstAttempt();
     f.commit("Work", { "src/a.ts": "1\n" });
@@ -130,6 +142,25 @@ describe("publish: a stage branch cut earlier from the merge point", () => {
     assert.equal(result.ok, true, JSON.stringify(result.refusals));
     assert.equal(result.base_sha, cut);
     assert.equal(f.originRef(BRANCH), head);
+  });
+
+  it("names only the stage branch when the merge point given is the stage branch itself", async () => {
+    const f = new PublishFixture();
+    fixture = f;
+    const elsewhere = f.pushElsewhere("other", { "elsewhere.txt": "not on the stage branch\n" });
+    f.startFrom("other");
+    f.commit("Work", { "src/a.ts": "1\n" });
+    f.bundle();
+    const result = await publish(f, { base: BRANCH });
+    assert.deepEqual(
+      result.refusals.map((r) => [r.rule, r.detail]),
+      [
+        [
+          "not-fast-forward",
+          `the bundle builds on ${elsewhere.slice(0, 12)}, which is not on ${BRANCH} (it moved, or the bundle is from elsewhere)`,
+        ],
+      ],
+    );
   });
 
   it("refuses a session on the merge point when the stage branch has work of its own", async () => {
