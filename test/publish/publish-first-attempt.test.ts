@@ -22,6 +22,12 @@ function firstAttempt(): PublishFixture {
   return fixture;
 }
 
+/** An App that created the stage branch before the dispatch: it is on origin, cut from main. */
+function branchCutEarlier(): PublishFixture {
+  fixture = new PublishFixture();
+  return fixture;
+}
+
 function publish(f: PublishFixture, override: Partial<PublishInputs> = {}): Promise<PublishResult> {
   return publishIn(f, { ...inputs, ...override });
 }
@@ -131,8 +137,7 @@ describe("publish: a stage branch cut earlier from the merge point", () => {
   it("accepts a session that started on the merge point's newer head (the branch still fast-forwards)", async () => {
     // An App that still creates the branch before the dispatch, with this workflow checking out the
     // merge point for attempt 1: the merge point moved on between the two.
-    const f = new PublishFixture();
-    fixture = f;
+    const f = branchCutEarlier();
     const cut = f.originRef(BRANCH);
     f.pushElsewhere("main", { "other.txt": "merged meanwhile\n" });
     f.startFrom("main");
@@ -145,8 +150,7 @@ describe("publish: a stage branch cut earlier from the merge point", () => {
   });
 
   it("names only the stage branch when the merge point given is the stage branch itself", async () => {
-    const f = new PublishFixture();
-    fixture = f;
+    const f = branchCutEarlier();
     const elsewhere = f.pushElsewhere("other", { "elsewhere.txt": "not on the stage branch\n" });
     f.startFrom("other");
     f.commit("Work", { "src/a.ts": "1\n" });
@@ -164,8 +168,7 @@ describe("publish: a stage branch cut earlier from the merge point", () => {
   });
 
   it("refuses a session on the merge point when the stage branch has work of its own", async () => {
-    const f = new PublishFixture();
-    fixture = f;
+    const f = branchCutEarlier();
     const own = f.pushElsewhere(BRANCH, { "earlier.txt": "an earlier attempt's work\n" });
     f.startFrom("main");
     f.commit("Work", { "src/a.ts": "1\n" });
