@@ -1,7 +1,7 @@
 /**
- * The README's configuration reference for the stage workflows and the action, generated from
+ * The configuration reference (docs/configuration.md) for the stage workflows and the action, generated from
  * `.github/workflows/loom-stage.yml`, `.github/workflows/loom-stage-oidc.yml` and
- * `action/action.yml` (the files are the truth; a test fails when the README's copy between
+ * `action/action.yml` (the files are the truth; a test fails when docs/configuration.md's copy between
  * `INPUTS_START` and `INPUTS_END` differs). Print it with `node scripts/print-inputs-table.ts`.
  */
 import { z } from "zod";
@@ -100,7 +100,7 @@ export function renderInputsTables(sources: ReferenceSources): string {
   ].join("\n");
 }
 
-/** The README's copy between the markers, or null when a marker is missing. */
+/** The copy between the markers in docs/configuration.md, or null when a marker is missing. */
 export function readInputsTables(readme: string): string | null {
   const start = readme.indexOf(INPUTS_START);
   const end = readme.indexOf(INPUTS_END);

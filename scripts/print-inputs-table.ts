@@ -1,6 +1,6 @@
 /**
- * Prints the README's configuration reference (with its markers) from the stage workflows and
- * action/action.yml: paste it over the README's copy when an input changes.
+ * Prints the configuration reference of docs/configuration.md (with its markers) from the stage workflows and
+ * action/action.yml: paste it over that copy when an input changes.
  */
 import { readFileSync } from "node:fs";
 import { INPUTS_END, INPUTS_START, renderInputsTables } from "./inputs-table.ts";

@@ -53,7 +53,7 @@ export async function serveSetup(options: SetupOptions): Promise<Server> {
     console.warn(
       "loom: GitHub must reach this App's webhook URL, which the setup page registers. Open the setup page at " +
         "the App's public address (https://loom.example.com/), or set WEBHOOK_PROXY_URL to a smee.io channel " +
-        "in .env to try loom from this machine. See README.md, Quick start.",
+        "in .env to try loom from this machine. See docs/install.md.",
     );
   }
   return server;

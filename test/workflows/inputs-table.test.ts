@@ -11,11 +11,11 @@ import { ACTION, read, ROOT, STAGE, STAGE_OIDC } from "./workflow-yaml.ts";
 
 const sources = { stage: read(STAGE), oidc: read(STAGE_OIDC), action: read(ACTION) };
 
-describe("the README's configuration reference", () => {
+describe("the configuration reference in docs/configuration.md", () => {
   it("matches the workflow and action files (regenerate: node scripts/print-inputs-table.ts)", () => {
-    const readme = read(join(ROOT, "README.md"));
-    const copy = readInputsTables(readme);
-    assert.ok(copy !== null, `README.md has the ${INPUTS_START} … ${INPUTS_END} markers`);
+    const page = read(join(ROOT, "docs", "configuration.md"));
+    const copy = readInputsTables(page);
+    assert.ok(copy !== null, `docs/configuration.md has the ${INPUTS_START} … ${INPUTS_END} markers`);
     assert.equal(copy, renderInputsTables(sources));
   });
 
