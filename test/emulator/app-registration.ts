@@ -3,6 +3,7 @@ import type { Core } from "./create-core.ts";
 import { takeId } from "./emulator-state.ts";
 import { fail, ok, type Handler, type Reply } from "./route-reply.ts";
 import { HTML, iso, userJson } from "./user-json.ts";
+import { appTokenPermissions } from "./token-permissions.ts";
 
 /**
  * GitHub's manifest flow (docs: "Registering a GitHub App from a manifest"): the setup page posts a
@@ -69,6 +70,8 @@ export const createFromManifest: Handler = ({ core, params }): Reply => {
   delete core.webhooks.target.urls;
   core.webhooks.target.secret = registration.webhookSecret;
   const permissions = (registration.manifest["default_permissions"] ?? {}) as Record<string, string>;
+  // What GitHub grants the App's installations once installed: what the manifest asks for.
+  core.state.appPermissions = appTokenPermissions(permissions);
   const events = (registration.manifest["default_events"] ?? []) as string[];
   return ok(
     {

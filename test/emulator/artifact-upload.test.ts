@@ -40,7 +40,12 @@ describe("artifacts uploaded from a job with the action's real @actions/artifact
       ref: "main",
     });
     const run = emulator.state.runs.at(-1)!;
-    const env = { ...process.env, ...emulator.runnerEnv(run.id), RUNNER_TEMP: dir, GITHUB_WORKSPACE: dir };
+    const env = {
+      ...process.env,
+      ...emulator.runnerEnv(run.id, { actions: "read" }),
+      RUNNER_TEMP: dir,
+      GITHUB_WORKSPACE: dir,
+    };
     const { stdout } = await promisify(execFile)(process.execPath, [CHILD, dir], { env, timeout: 60_000 });
     const result = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as {
       listed: string[];

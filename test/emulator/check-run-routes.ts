@@ -1,7 +1,7 @@
 import type { CheckRunAction, CheckRunRecord } from "./emulator-state.ts";
 import { takeId } from "./emulator-state.ts";
 import { findOrCreateCheckSuite } from "./check-suites.ts";
-import { tokenOf } from "./token-of.ts";
+import { JOB_LOGIN } from "./caller-of.ts";
 import {
   fail,
   notFound,
@@ -14,25 +14,19 @@ import {
 } from "./route-reply.ts";
 
 /**
- * A job token (`GITHUB_TOKEN`) writes check runs only when its job was given `checks: write`;
- * GitHub answers any other with 403 "Resource not accessible by integration". Its runs belong to
- * the GitHub Actions app, and only that app may update them (as only loom's App may update its own).
+ * Check runs belong to the app that created them, and only that app may update them (GitHub:
+ * 403). A job token's runs belong to the GitHub Actions app. (Which tokens may write check runs
+ * at all, `checks: write`, is `route-access.ts`'s.)
  */
-function refuseJobToken(request: RouteRequest, run?: CheckRunRecord): Reply | null {
-  const jobToken = request.login === JOB_LOGIN;
-  if (run !== undefined && (run.app === JOB_LOGIN) !== jobToken)
-    return fail(
-      403,
-      "Invalid app_id `" +
-        request.login +
-        "` - check run can only be modified by the GitHub App that created it.",
-    );
-  if (!jobToken) return null;
-  const permissions = request.core.state.jobPermissions.get(tokenOf(request.headers["authorization"] ?? ""));
-  return permissions?.["checks"] === "write" ? null : fail(403, "Resource not accessible by integration");
+function refuseOtherApp(request: RouteRequest, run: CheckRunRecord): Reply | null {
+  if ((run.app === JOB_LOGIN) === (request.login === JOB_LOGIN)) return null;
+  return fail(
+    403,
+    "Invalid app_id `" +
+      request.login +
+      "` - check run can only be modified by the GitHub App that created it.",
+  );
 }
-
-const JOB_LOGIN = "github-actions[bot]";
 
 /** Check runs: create, update, get, list by ref. Fires `check_run` created and completed. */
 
@@ -79,8 +73,6 @@ function findRun(request: RouteRequest): CheckRunRecord | undefined {
 export const checkRunRoutes: Routes = {
   "checks/create": async (request) => {
     const { core, repo, body } = request;
-    const refused = refuseJobToken(request);
-    if (refused) return refused;
     const headSha = readString(body, "head_sha") ?? "";
     if (!(await repo.git.objectExists(headSha))) return fail(422, "No commit found for SHA: " + headSha);
     const suite = findOrCreateCheckSuite(core.state, repo, request.login, headSha, core.now());
@@ -111,7 +103,7 @@ export const checkRunRoutes: Routes = {
     const { core, repo } = request;
     const run = findRun(request);
     if (!run) return notFound();
-    const refused = refuseJobToken(request, run);
+    const refused = refuseOtherApp(request, run);
     if (refused) return refused;
     const wasCompleted = run.status === "completed";
     applyFields(run, request.body, core.now());

@@ -2,6 +2,7 @@ import type { Core } from "./create-core.ts";
 import type { RepoRecord, RunRecord } from "./emulator-state.ts";
 import { takeId } from "./emulator-state.ts";
 import { runJson } from "./github-json.ts";
+import { endJobTokensOfRun } from "./caller-of.ts";
 import type { Workflow } from "./read-workflow.ts";
 
 export type RunConclusion =
@@ -165,10 +166,11 @@ export function createRunControl(core: Core, runnerErrors: Error[]) {
       emit(run, "in_progress");
       return run;
     },
-    /** → completed with `conclusion`, firing `workflow_run.completed` (once). */
+    /** → completed with `conclusion`, firing `workflow_run.completed` (once); its jobs' tokens end. */
     complete(id: number, conclusion: RunConclusion): RunRecord {
       const run = find(id);
       if (run.status === "completed") return run;
+      endJobTokensOfRun(core, run.id);
       run.status = "completed";
       run.conclusion = conclusion;
       run.updatedAt = core.now();

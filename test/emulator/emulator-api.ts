@@ -31,6 +31,12 @@ export type EmulatorOptions = {
   permissions?: Record<string, Role>;
   defaultRole?: Role;
   runner?: Runner;
+  /**
+   * The App's `default_permissions` (GitHub's names: `pull_requests: write`), what its
+   * installation tokens hold. Default: loom's `app.yml`'s. Registering an App through the manifest
+   * flow replaces them with its manifest's.
+   */
+  appPermissions?: Record<string, string>;
   /** The emulator's clock (epoch ms): timestamps, token and download expiry. Default `Date.now`. */
   now?: () => number;
   settings?: Partial<EmulatorSettings>;
@@ -73,12 +79,20 @@ export type Emulator = {
   /**
    * The environment GitHub gives a job of run `runId` (for the runner side): `GITHUB_*`, a job
    * token, and `ACTIONS_RUNTIME_TOKEN` + `ACTIONS_RESULTS_URL` so `@actions/artifact` uploads here
-   * (on GHES: `ACTIONS_RUNTIME_URL`, the artifact API v3). `permissions` are the job's
-   * `permissions:` (none given: the job token may not write check runs). A job that asks for more
-   * than the run's caller workflow grants any of its jobs is refused, as GitHub refuses the run.
+   * (on GHES: `ACTIONS_RUNTIME_URL`, the artifact API v3). `permissions` are the job's effective
+   * `permissions:` (GitHub's names and levels; `{}` = `permissions: {}`, nothing but metadata;
+   * undefined = a job without `permissions:`, GitHub's restricted default: contents and packages
+   * read). The token holds exactly those, in the run's repository only (`route-access.ts`), until
+   * `endJob(token)` or the run completes (then 401 Bad credentials). Throws on a permission name
+   * or level GitHub refuses in a workflow.
    */
   runnerEnv(runId: number, permissions?: Readonly<Record<string, string>>): Record<string, string>;
-  /** A token that acts as `login` in REST calls (tokens the emulator does not know act as the app's bot). */
+  /** The job holding `token` (a `GITHUB_TOKEN` from `runnerEnv`) has ended: the token stops working. */
+  endJob(token: string): void;
+  /**
+   * A token that acts as `login` in REST calls and git, with their repository role (tokens the
+   * emulator does not know act as the App's installation, with the App's permissions).
+   */
   tokenFor(login: string): string;
   /**
    * What GitHub does when a person confirms an App manifest posted by a setup page (the manifest

@@ -1,5 +1,6 @@
 import type { AppRegistration } from "./app-registration.ts";
 import type { GitRepo } from "./create-git-repo.ts";
+import type { Permissions } from "./token-permissions.ts";
 
 /**
  * Everything the emulator remembers besides git: plain records a test may read (and, when it plays
@@ -138,6 +139,18 @@ export type ArtifactRecord = {
   listedAfterRunCompletes?: boolean;
 };
 
+/**
+ * A token the emulator issued:
+ * - `job`: a job's `GITHUB_TOKEN` (acts as `github-actions[bot]`), for its run's repository only,
+ *   with its job's permissions; it stops working when its job ends (`ended`: 401 Bad credentials);
+ * - `installation`: the App's installation token, with the App's permissions when it was issued;
+ * - `person`: acts as `login` with their repository role.
+ */
+export type TokenRecord =
+  | { kind: "job"; repo: string; runId: number; permissions: Permissions; ended: boolean }
+  | { kind: "installation"; permissions: Permissions }
+  | { kind: "person"; login: string };
+
 export type EmulatorState = {
   repos: Map<string, RepoRecord>;
   pulls: PullRecord[];
@@ -149,13 +162,13 @@ export type EmulatorState = {
   artifacts: ArtifactRecord[];
   /** `owner/repo` → login → role. */
   permissions: Map<string, Map<string, Role>>;
-  /** Issued tokens → the login they act as. */
-  tokens: Map<string, string>;
+  /** Issued tokens (job, installation and person tokens) → what they are. */
+  tokens: Map<string, TokenRecord>;
   /**
-   * Job tokens (`GITHUB_TOKEN`) → the permissions their job holds (`contents: write`, …), as the
-   * runner asked for them (`runnerEnv`). Only the scopes the emulator enforces are read: `checks`.
+   * What the App's installations hold (its manifest's `default_permissions`, as GitHub grants them
+   * on installation). Tokens the emulator never issued act as the App with these.
    */
-  jobPermissions: Map<string, Readonly<Record<string, string>>>;
+  appPermissions: Permissions;
   /** One-time artifact download tokens → artifact id and expiry. */
   downloads: Map<string, { artifactId: number; expiresAt: number }>;
   /** Issued `ACTIONS_RUNTIME_TOKEN`s → the run whose jobs hold them. */
@@ -165,7 +178,7 @@ export type EmulatorState = {
   nextId: number;
 };
 
-export function createEmulatorState(): EmulatorState {
+export function createEmulatorState(input: { appPermissions: Permissions }): EmulatorState {
   return {
     repos: new Map(),
     pulls: [],
@@ -177,7 +190,7 @@ export function createEmulatorState(): EmulatorState {
     artifacts: [],
     permissions: new Map(),
     tokens: new Map(),
-    jobPermissions: new Map(),
+    appPermissions: input.appPermissions,
     downloads: new Map(),
     appRegistrations: [],
     runtimeTokens: new Map(),

@@ -6,6 +6,8 @@ import { startEmulator, type Emulator } from "./start-emulator.ts";
 import { startWebhookReceiver } from "./start-webhook-receiver.ts";
 
 const repo = { owner: "acme", repo: "widgets" };
+/** `GET /repos/{o}/{r}/installation` is the App's own (a JWT); the emulator takes any before a manifest registration. */
+const APP_JWT = "header.claims.signature";
 
 describe("scripted faults on routes", () => {
   let emulator: Emulator;
@@ -73,7 +75,7 @@ describe("scripted faults on routes", () => {
     const Throttled = ProbotOctokit.defaults({ retry: { enabled: false } });
     const limited: number[] = [];
     const throttled = new Throttled({
-      auth: { token: "x" },
+      auth: { token: APP_JWT },
       baseUrl: emulator.url,
       throttle: {
         onRateLimit: () => false,

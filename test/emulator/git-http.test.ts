@@ -10,7 +10,7 @@ describe("git over HTTP on the emulator (clone, push)", () => {
   let emulator: Emulator;
   let work: string;
   before(async () => {
-    emulator = await startEmulator();
+    emulator = await startEmulator({ permissions: { "loom-runner": "write" } });
     work = await mkdtemp(path.join(tmpdir(), "emulator-clone-"));
     await emulator.as("alice").openPullRequest({ head: "feature", files: { "a.txt": "a\n" } });
   });

@@ -1,5 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
 import { tokenOf } from "./token-of.ts";
+import { ANONYMOUS, callerOf, type Caller } from "./caller-of.ts";
+import { badCredentials, checkRestAccess } from "./check-access.ts";
+import { ROUTE_ACCESS } from "./route-access.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { findOperation, validateRequest } from "../support/openapi.ts";
@@ -48,19 +51,6 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
-}
-
-/**
- * Who sent a request. One without credentials (a signed blob or artifact URL, as the artifact
- * clients use) is nobody's: it is not counted as the App's.
- */
-export const ANONYMOUS = "anonymous";
-
-function loginOf(core: Core, authorization: string | undefined): string {
-  const token = tokenOf(authorization ?? "");
-  if (token === "") return ANONYMOUS;
-  if (token.split(".").length === 3) return core.json.appSlug; // an app JWT
-  return core.state.tokens.get(token) ?? core.botLogin;
 }
 
 /** What `faultReply` answers: faults that reply in GitHub's stead. */
@@ -148,9 +138,10 @@ async function answer(
   url: URL,
   text: string,
   req: IncomingMessage,
-  login: string,
+  caller: Caller,
 ): Promise<Answer> {
   const { core, violations } = deps;
+  const { login } = caller;
   const where = `${url.pathname}${url.search}`;
   if (url.pathname.startsWith(DOWNLOAD_PREFIX) && method === "GET") {
     return { reply: serveDownload(core, url.pathname.slice(DOWNLOAD_PREFIX.length)), operationId: null };
@@ -176,7 +167,7 @@ async function answer(
     return { reply: fail(DISCONNECTED_STATUS, "Client closed request"), operationId, disconnect: true };
   } else if (fault && fault.type !== "disconnect")
     return { reply: faultReply(fault, core.now()), operationId };
-  const answered = await route(deps, operationId, found.params, method, url, text, req, login);
+  const answered = await route(deps, operationId, found.params, method, url, text, req, caller);
   if (fault?.type !== "disconnect") return answered;
   await fault.onFire?.();
   return { ...answered, disconnect: true };
@@ -190,12 +181,13 @@ async function route(
   url: URL,
   text: string,
   req: IncomingMessage,
-  login: string,
+  caller: Caller,
 ): Promise<Answer> {
   const { core, violations } = deps;
+  const { login } = caller;
   const where = `${url.pathname}${url.search}`;
   const handler = deps.routes[operationId];
-  if (!handler) {
+  const unimplemented = (): Answer => {
     violations.push({
       method,
       path: where,
@@ -203,7 +195,10 @@ async function route(
       errors: [`the emulator does not implement ${operationId}`],
     });
     return { reply: fail(404, `Not Found (the emulator does not implement ${operationId})`), operationId };
-  }
+  };
+  // GitHub checks a token's permissions before anything else: routes the emulator does not serve
+  // but refuses (secrets) are refused all the same.
+  if (!handler && ROUTE_ACCESS[operationId] === undefined) return unimplemented();
   const repo =
     params["owner"] !== undefined && params["repo"] !== undefined
       ? core.findRepo(params["owner"], params["repo"])
@@ -211,6 +206,9 @@ async function route(
   if (params["repo"] !== undefined && !repo) return { reply: fail(404, "Not Found"), operationId };
   if (repo && isShutOut(repo, login, { botLogin: core.botLogin, appSlug: core.json.appSlug }))
     return { reply: fail(404, "Not Found"), operationId };
+  const refused = checkRestAccess(core, caller, operationId, repo);
+  if (refused) return { reply: refused, operationId };
+  if (!handler) return unimplemented();
   const body = text === "" ? {} : (JSON.parse(text) as Record<string, unknown>);
   const headers = req.headers as Record<string, string | undefined>;
   const request = {
@@ -332,9 +330,10 @@ export function createRequestHandler(deps: RequestDeps) {
     const url = stripApiPrefix(raw);
     const bytes = await readBody(req);
     const text = bytes.toString("utf8");
-    const login = loginOf(deps.core, req.headers.authorization);
+    const caller = callerOf(deps.core, req.headers.authorization);
+    const { login } = caller;
     const headers = req.headers as Record<string, string | undefined>;
-    const git = await serveGit(deps.core, { method, url, body: bytes, headers, login });
+    const git = await serveGit(deps.core, { method, url, body: bytes, headers, caller });
     const other = git ?? serveRunnerSide(deps, { method, url, bytes, text, headers: req.headers });
     if (other) {
       const status = send(res, req, method, other, deps.core.now());
@@ -361,14 +360,10 @@ export function createRequestHandler(deps: RequestDeps) {
       return;
     }
     const jwt = tokenOf(req.headers.authorization ?? "");
-    if (jwt.split(".").length === 3 && !isValidAppJwt(deps.core, jwt)) {
-      const status = send(
-        res,
-        req,
-        method,
-        fail(401, "A JSON web token could not be decoded"),
-        deps.core.now(),
-      );
+    const badJwt = caller.kind === "app-jwt" && !isValidAppJwt(deps.core, jwt);
+    if (badJwt || caller.kind === "ended") {
+      const refusal = badJwt ? fail(401, "A JSON web token could not be decoded") : badCredentials();
+      const status = send(res, req, method, refusal, deps.core.now());
       deps.requests.push({
         method,
         path: url.pathname,
@@ -380,7 +375,7 @@ export function createRequestHandler(deps: RequestDeps) {
       });
       return;
     }
-    const { reply, operationId, disconnect } = await answer(deps, method, url, text, req, login);
+    const { reply, operationId, disconnect } = await answer(deps, method, url, text, req, caller);
     let status = reply.status;
     if (disconnect) req.socket.destroy();
     else status = send(res, req, method, reply, deps.core.now());

@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
+import { z } from "zod";
 import { appJson, repoJson } from "./repo-json.ts";
 import { iso, userJson } from "./user-json.ts";
 import type { Role } from "./emulator-state.ts";
 import { commitJson } from "./ref-routes.ts";
 import { diffEntryJson } from "./diff-entry-json.ts";
 import { fail, notFound, ok, type RouteRequest, type Routes } from "./route-reply.ts";
+import { appTokenPermissions, grants, permissionsJson, type Permissions } from "./token-permissions.ts";
 
 /** Installation tokens, the app, repositories, contents, compare and collaborator permissions. */
 
@@ -31,14 +33,7 @@ function installationJson(request: RouteRequest, id: number) {
     app_slug: core.json.appSlug,
     target_id: 1,
     target_type: "Organization",
-    permissions: {
-      contents: "write",
-      checks: "write",
-      actions: "write",
-      issues: "write",
-      pull_requests: "write",
-      metadata: "read",
-    },
+    permissions: permissionsJson(core.state.appPermissions),
     events: ["pull_request", "issue_comment", "check_run", "workflow_run"],
     created_at: iso(0),
     updated_at: iso(0),
@@ -46,6 +41,22 @@ function installationJson(request: RouteRequest, id: number) {
     suspended_by: null,
     suspended_at: null,
   };
+}
+
+const RequestedPermissions = z.record(z.string(), z.enum(["read", "write"]));
+
+/**
+ * An installation token holds the App's permissions, or the subset the request names (GitHub:
+ * 422 when it names more than the installation was granted). Null when it names more.
+ */
+function narrowPermissions(app: Permissions, requested: unknown): Permissions | null {
+  if (requested === undefined) return app;
+  const parsed = RequestedPermissions.safeParse(requested);
+  if (!parsed.success) return null;
+  const within = Object.entries(parsed.data).every(([name, level]) =>
+    grants(app, name.replaceAll("_", "-"), level),
+  );
+  return within ? appTokenPermissions(parsed.data) : null;
 }
 
 async function getContent(request: RouteRequest) {
@@ -134,13 +145,16 @@ export const repoRoutes: Routes = {
   "apps/create-installation-access-token": (request) => {
     const id = Number(request.params["installation_id"]);
     if (![...request.core.state.repos.values()].some((r) => r.installationId === id)) return notFound();
+    const permissions = narrowPermissions(request.core.state.appPermissions, request.body["permissions"]);
+    if (permissions === null)
+      return fail(422, "The permissions requested are not granted to this installation.");
     const token = `ghs_${randomBytes(18).toString("hex")}`;
-    request.core.state.tokens.set(token, request.core.botLogin);
+    request.core.state.tokens.set(token, { kind: "installation", permissions });
     return ok(
       {
         token,
         expires_at: iso(request.core.now() + 3_600_000),
-        permissions: installationJson(request, id).permissions,
+        permissions: permissionsJson(permissions),
         repository_selection: "selected",
       },
       201,

@@ -3,6 +3,8 @@ import path from "node:path";
 import type { Core } from "./create-core.ts";
 import type { Reply } from "./route-reply.ts";
 import { isShutOut } from "./fork-repo.ts";
+import type { Caller } from "./caller-of.ts";
+import { checkGitAccess } from "./check-access.ts";
 
 /** `/{owner}/{repo}.git/…`: git's smart HTTP protocol, like `https://github.com/{owner}/{repo}.git`. */
 export const GIT_PATH = /^\/([^/]+)\/([^/]+?)\.git(\/.*)$/;
@@ -12,7 +14,7 @@ type CgiRequest = {
   url: URL;
   body: Buffer;
   headers: Record<string, string | undefined>;
-  login: string;
+  caller: Caller;
 };
 
 function runBackend(projectRoot: string, pathInfo: string, request: CgiRequest): Promise<Buffer> {
@@ -30,7 +32,7 @@ function runBackend(projectRoot: string, pathInfo: string, request: CgiRequest):
         HTTP_CONTENT_ENCODING: request.headers["content-encoding"] ?? "",
         GIT_PROTOCOL: request.headers["git-protocol"] ?? "",
         // A REMOTE_USER turns receive-pack (push) on, as an authenticated user on GitHub.
-        REMOTE_USER: request.login,
+        REMOTE_USER: request.caller.login,
         REMOTE_ADDR: "127.0.0.1",
       },
       stdio: ["pipe", "pipe", "pipe"],
@@ -65,25 +67,21 @@ function parseCgi(output: Buffer): Reply {
 }
 
 /**
- * Serves clone, fetch and push with the real `git http-backend` over the bare repositories. A push
- * moves branches like any other: open pull requests on a pushed branch get `synchronize`.
+ * Serves clone, fetch and push with the real `git http-backend` over the bare repositories, to
+ * callers allowed to (`checkGitAccess`: contents read to fetch, write to push). A push moves
+ * branches like any other: open pull requests on a pushed branch get `synchronize`.
  */
 export async function serveGit(core: Core, request: CgiRequest): Promise<Reply | null> {
   const match = GIT_PATH.exec(request.url.pathname);
   if (!match) return null;
+  const { login } = request.caller;
   const repo = core.findRepo(match[1] ?? "", match[2] ?? "");
-  if (!repo || isShutOut(repo, request.login, { botLogin: core.botLogin, appSlug: core.json.appSlug }))
+  if (!repo || isShutOut(repo, login, { botLogin: core.botLogin, appSlug: core.json.appSlug }))
     return { status: 404, raw: Buffer.from("Repository not found.\n") };
   const pushing = (match[3] ?? "").endsWith("/git-receive-pack");
   const wantsPush = pushing || request.url.searchParams.get("service") === "git-receive-pack";
-  // Like GitHub, a push needs credentials: challenge so git sends the token it holds.
-  if (wantsPush && !request.headers["authorization"]) {
-    return {
-      status: 401,
-      headers: { "www-authenticate": 'Basic realm="GitHub"' },
-      raw: Buffer.from("Authentication required\n"),
-    };
-  }
+  const refused = checkGitAccess(core, request.caller, repo, wantsPush);
+  if (refused) return refused;
   const before = pushing ? await repo.git.listBranches() : null;
   const pathInfo = `/${path.basename(repo.git.dir)}${match[3] ?? ""}`;
   const reply = parseCgi(await runBackend(path.dirname(repo.git.dir), pathInfo, request));
@@ -92,7 +90,7 @@ export async function serveGit(core: Core, request: CgiRequest): Promise<Reply |
     const after = await repo.git.listBranches();
     for (const [branch, sha] of after) {
       const old = before.get(branch);
-      if (old !== sha) await core.announcePush(repo, branch, old ?? "0".repeat(40), sha, request.login);
+      if (old !== sha) await core.announcePush(repo, branch, old ?? "0".repeat(40), sha, login);
     }
   }
   return reply;

@@ -1,8 +1,10 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
 import { createCore } from "./create-core.ts";
 import { createFaults } from "./create-faults.ts";
 import { createGitRepo } from "./create-git-repo.ts";
@@ -23,6 +25,8 @@ import type { EmulatorSettings } from "./route-reply.ts";
 import { registerApp } from "./app-registration.ts";
 import { buildRunnerEnv } from "./build-runner-env.ts";
 import { emulatorRoutes } from "./emulator-routes.ts";
+import { endJobToken } from "./caller-of.ts";
+import { appTokenPermissions, jobTokenPermissions } from "./token-permissions.ts";
 import type { Emulator, EmulatorOptions, RepoSeed } from "./emulator-api.ts";
 
 export type { Emulator, EmulatorOptions, RepoSeed } from "./emulator-api.ts";
@@ -64,10 +68,20 @@ async function createRepo(
   };
 }
 
+/** loom's App manifest: what the App asks for is what its installations hold. */
+const APP_YML = fileURLToPath(new URL("../../app.yml", import.meta.url));
+
+async function readAppYmlPermissions(): Promise<unknown> {
+  const manifest = parse(await readFile(APP_YML, "utf8")) as { default_permissions?: unknown };
+  return manifest.default_permissions;
+}
+
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const now = options.now ?? Date.now;
   const dir = await mkdtemp(path.join(tmpdir(), "github-emulator-"));
-  const state = createEmulatorState();
+  const state = createEmulatorState({
+    appPermissions: appTokenPermissions(options.appPermissions ?? (await readAppYmlPermissions())),
+  });
   for (const seed of options.repos ?? [DEFAULT_REPO]) {
     const repo = await createRepo(dir, seed, state, now);
     state.repos.set(repo.fullName.toLowerCase(), repo);
@@ -155,20 +169,21 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     as: (login, fullName) => createPerson(core, repoOf(fullName), login),
     setPermission: (login, role, fullName) => setRole(state, repoOf(fullName).fullName, login, role),
     cloneUrl: (fullName) => `${json.url}/${repoOf(fullName).fullName}.git`,
-    runnerEnv(runId, permissions = {}) {
+    runnerEnv(runId, permissions) {
       const run = runs.find(runId);
       const token = `ghs_job_${takeId(state)}`;
-      state.tokens.set(token, "github-actions[bot]");
-      state.jobPermissions.set(token, permissions);
+      const held = jobTokenPermissions(permissions);
+      state.tokens.set(token, { kind: "job", repo: run.repo, runId, permissions: held, ended: false });
       const env = buildRunnerEnv({ url: json.url, run, token, now: now(), ghes: settings.ghes });
       state.runtimeTokens.set(env["ACTIONS_RUNTIME_TOKEN"] ?? "", run.id);
       return env;
     },
     tokenFor(login) {
       const token = `ghu_emulator_${login.replace(/[^\w-]/g, "_")}_${takeId(state)}`;
-      state.tokens.set(token, login);
+      state.tokens.set(token, { kind: "person", login });
       return token;
     },
+    endJob: (token) => endJobToken(core, token),
     registerApp(manifest) {
       return registerApp(core, manifest);
     },
