@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import type { CheckRunRecord, CommentRecord } from "../emulator/emulator-state.ts";
 import { dispatchesOf, mergesOf, type Dispatch, type Merge, type PullRecord } from "./e2e-requests.ts";
 import { BOT, startE2E, type E2E } from "./harness.ts";
+import { waitForReply } from "./wait-for-reply.ts";
 import { planText, scriptStages, writeFiles } from "./model-script.ts";
 
 const PLAN_PATH = "doc/plans/PLAN-gate.md";
@@ -44,13 +45,6 @@ describe(
     let merge: Merge | undefined;
     let dispatchOfB: Dispatch | undefined;
     const dispatched = () => dispatchesOf(e2e.emulator.requests);
-    /** The bot's reply to `asked` (replies carry a marker naming the command's comment). */
-    const replyTo = (asked: CommentRecord) =>
-      e2e.waitFor(`the reply to "${asked.body}"`, () =>
-        e2e.emulator.state.comments.find(
-          (c) => c.user === BOT && new RegExp(`comment[-:]${asked.id}\\b`).test(c.body) && c.id > asked.id,
-        ),
-      );
 
     before(async () => {
       e2e = await startE2E({
@@ -73,7 +67,7 @@ describe(
       );
       const alice = e2e.emulator.as("alice");
       stale = pull.headSha;
-      replies["stale"] = await replyTo(await alice.comment(pull.number, `/loom merge a ${stale}`));
+      replies["stale"] = await waitForReply(e2e, await alice.comment(pull.number, `/loom merge a ${stale}`));
       await e2e.app.engine.idle();
       mergesBefore = mergesOf(e2e.emulator.requests);
       dispatchedBefore = dispatched().map((d) => d.stageId);
