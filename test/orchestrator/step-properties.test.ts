@@ -134,6 +134,6 @@ test("against an unruly world, a stage a person merges (auto_merge: false) is ne
       const world = new World(plan, { seed, cooperative: false, maxParallel, onStep });
       for (let i = 0; i < 250; i++) world.act();
     }),
-    { numRuns: 100 },
+    { numRuns: 30 },
   );
 });
