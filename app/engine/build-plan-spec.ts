@@ -16,7 +16,9 @@ export function buildPlanSpec(plan: Plan, blobSha: string, warnings: readonly Di
       name: stage.name,
       dependencies: [...stage.dependencies],
       stageType: stage.stage_type,
+      ...(stage.auto_merge === undefined ? {} : { autoMerge: stage.auto_merge }),
     })),
+    ...(plan.metadata.auto_merge === undefined ? {} : { autoMerge: plan.metadata.auto_merge }),
     ...(warnings.length === 0
       ? {}
       : {

@@ -1,5 +1,5 @@
 import { parseCheckRunExternalId } from "../../src/status/check-run-external-id.ts";
-import { ACTION_IDENTIFIERS } from "../../src/status/check-run-actions.ts";
+import { parseActionIdentifier } from "../../src/status/check-run-actions.ts";
 import type { CommandName, CommandSource, OrchestratorEvent } from "../../src/orchestrator/events.ts";
 import { authorizeSender } from "../trust/authorize-sender.ts";
 import { applyEvents } from "./apply-events.ts";
@@ -10,7 +10,7 @@ import { readStoredPlan } from "./stored-plan.ts";
 import { CheckRunDelivery, readRepo } from "./webhook-fields.ts";
 
 /**
- * Buttons on loom's check runs (`requested_action`: Retry, Skip, Cancel, Approve) and "Re-run"
+ * Buttons on loom's check runs (`requested_action`: Retry, Skip, Cancel, Merge, Approve) and "Re-run"
  * (`rerequested`, which means retry for a stage). The check run's `external_id` names the plan
  * file and the stage; the sender's permission is read like for a comment.
  */
@@ -21,8 +21,9 @@ export async function onCheckRun(deps: EngineDeps, payload: unknown): Promise<vo
   const run = delivery.check_run;
   const ref = parseCheckRunExternalId(run.external_id);
   if (ref === null) return;
-  const command = readCommand(delivery.action, delivery.requested_action?.identifier, ref.stageId);
-  if (command === null) return;
+  const pressed = readCommand(delivery.action, delivery.requested_action?.identifier, ref.stageId);
+  if (pressed === null) return;
+  const { command } = pressed;
   const repo = readRepo(delivery);
   const plan = await findCheckRunPlan(deps, repo, run.pull_requests, ref.planPath, run.head_sha);
   if (plan === null) return;
@@ -45,8 +46,10 @@ export async function onCheckRun(deps: EngineDeps, payload: unknown): Promise<vo
     command,
     sender: delivery.sender.login,
     source,
-    // A button press approves exactly the commit the check run is on.
+    // A button press approves exactly the commit the check run is on, and merges exactly the
+    // stage commit its Merge button carries.
     ...(command === "approve" ? { sha: run.head_sha } : {}),
+    ...(pressed.sha === undefined ? {} : { sha: pressed.sha }),
     ...(ref.stageId === null ? {} : { stageId: ref.stageId }),
   };
   await applyEvents(deps, { key: plan.key, events: [event] });
@@ -56,13 +59,14 @@ function readCommand(
   action: string,
   identifier: string | undefined,
   stageId: string | null,
-): CommandName | null {
-  if (action === "rerequested") return stageId === null ? "status" : "retry";
+): { command: CommandName; sha?: string } | null {
+  if (action === "rerequested") return { command: stageId === null ? "status" : "retry" };
   if (action !== "requested_action") return null;
-  const known = ACTION_IDENTIFIERS.find((name) => name === identifier);
-  if (known === undefined) return null;
-  if (known === "approve") return stageId === null ? "approve" : null;
-  return stageId === null ? null : known;
+  const known = parseActionIdentifier(identifier);
+  if (known === null) return null;
+  if (known.action === "approve") return stageId === null ? { command: "approve" } : null;
+  if (stageId === null) return null;
+  return known.sha === undefined ? { command: known.action } : { command: known.action, sha: known.sha };
 }
 
 /**

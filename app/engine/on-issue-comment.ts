@@ -41,6 +41,9 @@ export async function onIssueComment(deps: EngineDeps, payload: unknown): Promis
   let helpAsked = false;
   const at = deps.now();
   const base = { type: "command.received" as const, at, sender: delivery.sender.login, source };
+  // An unreadable time counts as written before every push and every wait (it pins nothing).
+  const writtenAt = readTime(delivery.comment.created_at) ?? 0;
+  const pinOf = (sha: string | undefined) => (sha !== undefined ? { sha } : { writtenAt });
   const perPlan = new Map<LoadedPlan, OrchestratorEvent[]>();
   const add = (plan: LoadedPlan, event: OrchestratorEvent) =>
     perPlan.set(plan, [...(perPlan.get(plan) ?? []), event]);
@@ -52,8 +55,11 @@ export async function onIssueComment(deps: EngineDeps, payload: unknown): Promis
     }
     if ("stage" in command) {
       const match = findStage(plans, command.stage);
-      if (match.ok) add(match.plan, { ...base, command: command.command, stageId: match.stageId });
-      else problems.push(match.problem);
+      if (!match.ok) problems.push(match.problem);
+      else if (command.command !== "merge")
+        add(match.plan, { ...base, command: command.command, stageId: match.stageId });
+      // Pinned like an approval: the commit named, else what waited when the comment was written.
+      else add(match.plan, { ...base, command: "merge", stageId: match.stageId, ...pinOf(command.sha) });
       continue;
     }
     switch (command.command) {
@@ -67,10 +73,7 @@ export async function onIssueComment(deps: EngineDeps, payload: unknown): Promis
         // Pinned to what the approver saw: the SHA they name, else the head that was current when
         // the comment was written (a push processed before this delivery but made after the
         // comment is not approved). The reducer checks either against the head it knows.
-        // An unreadable time counts as written before every push (nothing is approved by it).
-        const writtenAt = readTime(delivery.comment.created_at) ?? 0;
-        const pin = command.sha !== undefined ? { sha: command.sha } : { writtenAt };
-        for (const plan of plans) add(plan, { ...base, command: "approve", ...pin });
+        for (const plan of plans) add(plan, { ...base, command: "approve", ...pinOf(command.sha) });
         break;
       }
       case "budget":

@@ -8,6 +8,7 @@ export const STAGE_COMMANDS = [
   "block",
   "unblock",
   "cancel",
+  "merge",
 ] as const satisfies readonly CommandName[];
 export type StageCommand = (typeof STAGE_COMMANDS)[number];
 
@@ -15,7 +16,8 @@ export type StageCommand = (typeof STAGE_COMMANDS)[number];
 export type StageRef = { planId: string | null; stageId: string };
 
 export type ParsedCommand =
-  | { ok: true; command: StageCommand; stage: StageRef; line: string }
+  /** `sha`: for `merge <stage> <sha>`, the stage commit the person merges (checked later). */
+  | { ok: true; command: StageCommand; stage: StageRef; line: string; sha?: string }
   /**
    * `sha`: for `approve <sha>`, the commit the approver names (checked against the head later);
    * `amountUsd`: for `budget +<usd>`, what to add to the plan's budget.
@@ -62,8 +64,12 @@ function parseCommandWords(line: string, words: string[]): ParsedCommand {
   if (isStageCommand(command)) {
     const [ref, ...extra] = args;
     if (ref === undefined) return { ok: false, reason: "missing-stage", line };
-    if (extra.length > 0) return { ok: false, reason: "unexpected-argument", line };
-    return { ok: true, command, stage: parseStageRef(ref), line };
+    const [sha, ...more] = command === "merge" ? extra : [undefined, ...extra];
+    if (more.length > 0) return { ok: false, reason: "unexpected-argument", line };
+    const stage = parseStageRef(ref);
+    return sha === undefined
+      ? { ok: true, command, stage, line }
+      : { ok: true, command, stage, line, sha: sha.replace(/^`|`$/g, "") };
   }
   if (command === "budget") {
     const amount = args.length === 1 ? parseBudgetRaise(args[0] ?? "") : null;

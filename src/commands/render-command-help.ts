@@ -8,6 +8,7 @@ const USAGE = [
   "`/loom skip <stage>`: skip it (dependents may start)",
   "`/loom block <stage>` / `/loom unblock <stage>`: stop or release it",
   "`/loom cancel <stage>`: cancel its running session",
+  "`/loom merge <stage> [<sha>]`: merge a stage that waits for a person (`auto_merge: false`), exactly the commit its checks ran on",
   "`/loom status`: refresh the status comment",
   "`/loom approve [<sha>]`: allow the head commit you reviewed to run (plans from forks or outside authors); a push after your comment needs a new approval",
   "`/loom budget +<usd>`: add to the budget of the pull request's plans (each plan), when a plan waits for budget",

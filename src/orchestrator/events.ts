@@ -16,6 +16,8 @@ export type PlanSpec = {
   stages: StageSpec[];
   /** Warnings of the valid plan (overlapping files, vague tasks, …), at most 50, shown at their lines. */
   warnings?: PlanWarning[];
+  /** The plan's `auto_merge` (absent: not written); a stage's own value wins (`isMergedByPerson`). */
+  autoMerge?: boolean;
 };
 
 export type PlanWarning = { message: string; line: number; column: number; stage?: string };
@@ -25,6 +27,8 @@ export type StageSpec = {
   name: string;
   dependencies: string[];
   stageType: "standard" | "knowledge" | "integration-verify" | "knowledge-distill";
+  /** The stage's `auto_merge` (absent: not written). False: a person merges the passed stage. */
+  autoMerge?: boolean;
 };
 
 /** Settings from `.github/loom.yml` (default branch) that change scheduling. */
@@ -99,6 +103,7 @@ export const COMMAND_NAMES = [
   "status",
   "help",
   "budget",
+  "merge",
 ] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
@@ -230,10 +235,11 @@ export type OrchestratorEvent =
       source: CommandSource;
       /**
        * For `approve`: the SHA the approver named (the check run's `head_sha` for the button, the
-       * argument of `/loom approve <sha>`: full or a prefix of at least 7 hex digits).
+       * argument of `/loom approve <sha>`: full or a prefix of at least 7 hex digits). For `merge`:
+       * the stage commit the person merges (the Merge button's, `/loom merge <stage> <sha>`).
        */
       sha?: string;
-      /** For `approve` by comment: when the comment was written (GitHub's `created_at`, ms). */
+      /** For `approve` and `merge` by comment: when the comment was written (GitHub's `created_at`, ms). */
       writtenAt?: number;
       /** For `budget`: the US dollars added to the plan's budget (`/loom budget +5`). */
       amountUsd?: number;

@@ -12,6 +12,7 @@ import {
   unblockStage,
 } from "./stage-actions.ts";
 import { summarizeStatus } from "./summarize-status.ts";
+import { mergeByPerson } from "./merge-by-person.ts";
 import { getPlanBudget, getPlanSpend } from "./forecast-spend.ts";
 
 type CommandEvent = Extract<OrchestratorEvent, { type: "command.received" }>;
@@ -75,6 +76,7 @@ export function handleCommand(ctx: StepContext, event: CommandEvent): void {
     case "block":
     case "unblock":
     case "cancel":
+    case "merge":
       break;
   }
   const stage = event.stageId === undefined ? undefined : state.stages[event.stageId];
@@ -102,6 +104,13 @@ export function handleCommand(ctx: StepContext, event: CommandEvent): void {
       break;
     case "cancel":
       result = cancelStage(ctx, stage, who);
+      break;
+    case "merge":
+      result = mergeByPerson(ctx, stage, who, {
+        source: event.source,
+        ...(event.sha === undefined ? {} : { sha: event.sha }),
+        ...(event.writtenAt === undefined ? {} : { writtenAt: event.writtenAt }),
+      });
       break;
   }
   reply(

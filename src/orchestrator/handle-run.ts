@@ -4,6 +4,7 @@ import type { StepContext } from "./step-context.ts";
 import { addNote, emit, endSession, findSession, makeStageKey, moveStage, reject } from "./step-context.ts";
 import { scheduleRetry } from "./schedule-retry.ts";
 import { requestMerge } from "./handle-merge.ts";
+import { holdForMerge, isMergedByPerson } from "./merge-by-person.ts";
 
 type RunEvent = Extract<
   OrchestratorEvent,
@@ -127,7 +128,9 @@ function finishStageSession(
   const detail = session.detail ?? "";
   switch (outcome) {
     case "completed":
-      if (moveStage(ctx, stage, "completed", `attempt ${session.attempt}: completed`))
+      if (isMergedByPerson(ctx.state.plan, stage.id))
+        holdForMerge(ctx, stage, `attempt ${session.attempt}: completed`);
+      else if (moveStage(ctx, stage, "completed", `attempt ${session.attempt}: completed`))
         requestMerge(ctx, stage);
       return;
     case "completed-with-failures":
@@ -175,13 +178,13 @@ function finishMergeSession(
 ): void {
   const detail = session.detail ?? "";
   switch (outcome) {
-    case "completed":
-      if (
-        moveStage(ctx, stage, "completed", `attempt ${session.attempt}: merge session resolved the conflict`)
-      ) {
-        requestMerge(ctx, stage);
-      }
+    case "completed": {
+      const why = `attempt ${session.attempt}: merge session resolved the conflict`;
+      // The resolution is the session's own commit, which no person has seen: it waits again.
+      if (isMergedByPerson(ctx.state.plan, stage.id)) holdForMerge(ctx, stage, why);
+      else if (moveStage(ctx, stage, "completed", why)) requestMerge(ctx, stage);
       return;
+    }
     case "needs-handoff":
       addNote(
         ctx,

@@ -4,6 +4,7 @@ import type { StageState } from "./state.ts";
 import type { StepContext } from "./step-context.ts";
 import { addNote, cancelActiveSession, findActiveSession, moveStage } from "./step-context.ts";
 import { requestMerge } from "./handle-merge.ts";
+import { isWaitingForMerge } from "./is-waiting-for-merge.ts";
 
 /** What a person asked for: done (with a line for the reply) or refused with the reason. */
 export type ActionResult = { ok: true; text: string } | { ok: false; reason: string };
@@ -90,8 +91,9 @@ export function retryStage(ctx: StepContext, stage: StageState, who: string): Ac
       return { ok: true, text: `retrying \`${stage.id}\`` };
     case "completed-with-failures":
     case "needs-human-review":
+      if (!requeueStage(ctx, stage, note))
+        return refuse(`\`${stage.id}\` cannot run again while ${stage.status}`);
       stage.failures = 0;
-      requeueStage(ctx, stage, note);
       return { ok: true, text: `retrying \`${stage.id}\`` };
     case "merge-blocked":
       stage.failures = 0;
@@ -127,9 +129,11 @@ export function retryStage(ctx: StepContext, stage: StageState, who: string): Ac
 export function isRerunnable(stage: StageState): boolean {
   switch (stage.status) {
     case "completed-with-failures":
-    case "needs-human-review":
     case "merge-blocked":
       return true;
+    case "needs-human-review":
+      // A stage waiting for a person's merge passed: a re-run of every failed check leaves it be.
+      return !isWaitingForMerge(stage);
     case "merge-conflict":
       return findActiveSession(stage) === undefined;
     case "blocked":

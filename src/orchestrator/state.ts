@@ -52,6 +52,12 @@ export type StageState = {
    */
   checkedSha?: string | null;
   /**
+   * Set while the stage waits in `needs-human-review` for a person to merge it (`auto_merge:
+   * false`): when it started waiting (ms), so a `/loom merge` comment written before cannot merge
+   * it. What a person merges is `checkedSha`. Cleared when the stage leaves `needs-human-review`.
+   */
+  mergeWaitSince?: number;
+  /**
    * While merged: the commit the pull request's head must contain for the stage to count as merged
    * (the checked commit, else loom's merge commit). Absent in older plans or when not known.
    */

@@ -52,6 +52,8 @@ export function moveStage(ctx: StepContext, stage: StageState, to: StageStatus, 
     reject(ctx, stage.id, result.reason);
     return false;
   }
+  // A wait for a person's merge ends when the stage moves on, whoever moved it.
+  if (to !== stage.status) delete stage.mergeWaitSince;
   stage.status = to;
   if (note !== undefined) addNote(ctx, stage, note);
   return true;

@@ -1,6 +1,7 @@
 import type { PlanState } from "./state.ts";
 import { formatAttempt } from "../status/format-status.ts";
 import { findDispatchBlocker } from "./schedule.ts";
+import { isWaitingForMerge } from "./is-waiting-for-merge.ts";
 
 /** A short plain-text status for a command reply: one line per stage, in plan order. */
 export function summarizeStatus(state: PlanState): string {
@@ -10,7 +11,12 @@ export function summarizeStatus(state: PlanState): string {
   for (const id of state.order) {
     const stage = state.stages[id];
     if (!stage) continue;
-    const status = stage.status === "completed" && stage.merged ? "completed, merged" : stage.status;
+    const status =
+      stage.status === "completed" && stage.merged
+        ? "completed, merged"
+        : isWaitingForMerge(stage)
+          ? `waiting for a person to merge${stage.checkedSha ? ` ${stage.checkedSha.slice(0, 7)}` : ""} (\`/loom merge ${id}\`)`
+          : stage.status;
     const retry = stage.retryAt !== null ? `, retry at ${new Date(stage.retryAt).toISOString()}` : "";
     const removed = stage.removed ? " (removed from the plan)" : "";
     lines.push(`- \`${id}\`: ${status}${retry}${removed}, attempt ${formatAttempt(stage)}`);

@@ -57,6 +57,26 @@ export const GITHUB_TRANSITIONS: readonly { from: StageStatus; to: StageStatus; 
   { from: "merge-blocked", to: "skipped", why: "a person skipped it" },
   { from: "merge-blocked", to: "blocked", why: "a person blocked it" },
   { from: "needs-human-review", to: "skipped", why: "a person skipped it" },
+  {
+    from: "needs-human-review",
+    to: "queued",
+    why: "a person runs it again (`/loom retry`); its new run is dispatched like any other",
+  },
+  {
+    from: "needs-human-review",
+    to: "waiting-for-deps",
+    why: "a person runs it again while a dependency the plan file gave it since is not ready",
+  },
+  {
+    from: "completed-with-failures",
+    to: "waiting-for-deps",
+    why: "a person runs it again while a dependency the plan file gave it since is not ready",
+  },
+  {
+    from: "merge-conflict",
+    to: "needs-human-review",
+    why: "a merge session resolved the conflict of a stage a person merges (`auto_merge: false`): the resolution was not reviewed, so the stage waits for the person again",
+  },
   { from: "waiting-for-deps", to: "blocked", why: "a person blocked it" },
 ];
 

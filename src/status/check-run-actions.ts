@@ -1,22 +1,47 @@
 import type { PlanState, StageState } from "../orchestrator/state.ts";
+import { isWaitingForMerge } from "../orchestrator/is-waiting-for-merge.ts";
 
 /** A check-run button: label ≤ 20, description ≤ 40, identifier ≤ 20 characters. */
 export type CheckRunAction = { label: string; description: string; identifier: string };
 
-/** Button identifiers; the `requested_action` handler maps them to commands. */
-export const ACTION_IDENTIFIERS = ["retry", "skip", "cancel", "approve"] as const;
+/**
+ * Button identifiers; the `requested_action` handler maps them to commands (`parseActionIdentifier`).
+ * Merge carries the commit it merges: `merge:` and the checked SHA's first 14 hex digits (GitHub
+ * allows 20 characters), so a press merges what the check run showed or nothing.
+ */
+export const ACTION_IDENTIFIERS = ["retry", "skip", "cancel", "approve", "merge"] as const;
 export type ActionIdentifier = (typeof ACTION_IDENTIFIERS)[number];
+
+/** Hex digits of the checked SHA the Merge button carries. */
+const MERGE_SHA_DIGITS = 14;
 
 const ACTIONS: Record<ActionIdentifier, CheckRunAction> = {
   retry: { label: "Retry", description: "Run this stage again", identifier: "retry" },
   skip: { label: "Skip", description: "Skip it; dependents may run", identifier: "skip" },
   cancel: { label: "Cancel", description: "Cancel the running session", identifier: "cancel" },
   approve: { label: "Approve", description: "Let this head SHA run loom", identifier: "approve" },
+  merge: { label: "Merge", description: "Merge the commit checked", identifier: "merge" },
 };
+
+/** The Merge button of a stage whose checks ran on `sha`. */
+function makeMergeAction(sha: string): CheckRunAction {
+  return { ...ACTIONS.merge, identifier: `merge:${sha.slice(0, MERGE_SHA_DIGITS)}` };
+}
+
+/** A pressed button's command, with the SHA a Merge button carries; null for identifiers loom never made. */
+export function parseActionIdentifier(
+  identifier: string | undefined,
+): { action: ActionIdentifier; sha?: string } | null {
+  const merge = new RegExp(`^merge:([0-9a-f]{${MERGE_SHA_DIGITS}})$`).exec(identifier ?? "");
+  if (merge?.[1] !== undefined) return { action: "merge", sha: merge[1] };
+  const action = ACTION_IDENTIFIERS.find((name) => name !== "merge" && name === identifier);
+  return action === undefined ? null : { action };
+}
 
 /**
  * The buttons that fit a stage's state (at most 3), each one a command the stage accepts now:
- * Skip until it is done; Cancel while a session runs or a retry is pending; Retry once it failed.
+ * Skip until it is done; Cancel while a session runs or a retry is pending; Retry once it failed;
+ * Merge (with Retry and Skip) while it waits for a person to merge the commit its checks ran on.
  * A stage blocked by a label offers no Retry (removing the label unblocks it); a skipped stage
  * stays skipped.
  */
@@ -35,8 +60,11 @@ export function getStageActions(stage: StageState): CheckRunAction[] {
       return [ACTIONS.retry, ACTIONS.skip];
     case "completed-with-failures":
     case "merge-blocked":
-    case "needs-human-review":
       return [ACTIONS.retry, ACTIONS.skip];
+    case "needs-human-review":
+      return isWaitingForMerge(stage) && stage.checkedSha
+        ? [makeMergeAction(stage.checkedSha), ACTIONS.retry, ACTIONS.skip]
+        : [ACTIONS.retry, ACTIONS.skip];
     case "skipped":
     case "completed":
       return [];

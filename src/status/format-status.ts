@@ -3,6 +3,7 @@ import { getStageSpend } from "../orchestrator/forecast-spend.ts";
 import type { Session, StageState } from "../orchestrator/state.ts";
 import type { StageStatus } from "../stage/stage-status.ts";
 import { isAwaitingRetry } from "./check-run-state.ts";
+import { isWaitingForMerge } from "../orchestrator/is-waiting-for-merge.ts";
 
 /** What the renderers need besides the state. */
 export type RenderOptions = {
@@ -52,6 +53,7 @@ export function describeStatus(stage: StageState): string {
   if (stage.status === "skipped" && stage.skippedBy) return `skipped (by ${stage.skippedBy})`;
   if (isAwaitingRetry(stage)) return "retry scheduled";
   if (stage.status === "blocked" && stage.blockedBy) return `blocked (${stage.blockedBy})`;
+  if (isWaitingForMerge(stage)) return "waiting for a person to merge";
   return stage.status;
 }
 

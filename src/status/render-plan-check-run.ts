@@ -8,6 +8,8 @@ import { renderPlanGraphText, renderPlanMermaid } from "./render-plan-graph.ts";
 import { ANNOTATIONS_PER_REQUEST, toPlanAnnotation } from "./plan-annotations.ts";
 import { escapeCell } from "./format-status.ts";
 import { renderForkNote } from "./render-fork-note.ts";
+import { renderMergeWaits } from "./render-merge-waits.ts";
+import { isWaitingForMerge } from "../orchestrator/is-waiting-for-merge.ts";
 import { renamesPlanFile } from "../orchestrator/plan-file-lifecycle.ts";
 import { listStages, renderCounts, renderPlanSpend, renderStageTable } from "./render-stage-table.ts";
 import type { CheckRunView } from "./render-stage-check-run.ts";
@@ -19,8 +21,9 @@ export function getPlanCheckName(planId: string): string {
 
 /**
  * The plan's check: success once every stage is merged or skipped; failure when nothing runs any
- * more and a stage is stuck; action_required while an untrusted plan waits for approval; cancelled
- * when the pull request closed first; otherwise in progress (queued while on hold).
+ * more and a stage is stuck (action_required when every stuck stage waits for a person to merge
+ * it); action_required while an untrusted plan waits for approval; cancelled when the pull request
+ * closed first; otherwise in progress (queued while on hold).
  */
 export function getPlanCheckState(state: PlanState): CheckState {
   const stages = listStages(state).filter((s) => !s.removed);
@@ -46,9 +49,14 @@ export function getPlanCheckState(state: PlanState): CheckState {
   // Waiting for a person to raise the budget, with nothing left running.
   if (state.budgetWait && !checks.some((c) => c.status === "in_progress"))
     return { status: "completed", conclusion: "action_required" };
-  if (done) return { status: "completed", conclusion: "failure" };
+  // Nothing runs and a person must act: a merge only they may make asks for them, anything else failed.
+  const stuck = stages.filter(isStuck);
+  const needed: CheckState = stuck.every(isWaitingForMerge)
+    ? { status: "completed", conclusion: "action_required" }
+    : { status: "completed", conclusion: "failure" };
+  if (done) return needed;
   const running = checks.some((c) => c.status === "in_progress");
-  if (!running && stages.some(isStuck)) return { status: "completed", conclusion: "failure" };
+  if (!running && stuck.length > 0) return needed;
   return { status: state.hold && !running ? "queued" : "in_progress" };
 }
 
@@ -72,6 +80,8 @@ function renderTitle(state: PlanState): string {
   const merged = stages.filter((s) => s.merged).length;
   if (isAwaitingApproval(state)) return "Waiting for approval";
   if (state.budgetWait) return `Waiting for budget: ${merged}/${stages.length} stages merged`;
+  if (stages.some(isWaitingForMerge))
+    return `Waiting for a person to merge: ${merged}/${stages.length} stages merged`;
   return `${merged}/${stages.length} stages merged`;
 }
 
@@ -92,6 +102,7 @@ export function renderPlanCheckRun(state: PlanState, options: RenderOptions = {}
           `> Waiting for a person: ${escapeCell(state.distrusted, 300)}. Someone with write access approves the head with \`/loom approve\` or the Approve button.`,
           "",
         ]),
+    ...renderMergeWaits(state),
     ...renderPlanSpend(state),
     ...(state.planFileProblem === undefined
       ? []

@@ -27,6 +27,7 @@ import {
   getStatusIcon,
 } from "./format-status.ts";
 import type { RenderOptions } from "./format-status.ts";
+import { renderMergeWaitFact } from "./render-merge-waits.ts";
 
 /** Everything a check run shows, ready for `POST/PATCH …/check-runs`. */
 export type CheckRunView = {
@@ -53,6 +54,8 @@ function renderFacts(state: PlanState, stage: StageState, options: RenderOptions
   const now = options.now ?? state.updatedAt;
   const session = getCurrentSession(stage);
   const lines = [`**Status:** ${getStatusIcon(stage)} ${describeStatus(stage)}`];
+  const mergeWait = renderMergeWaitFact(state, stage);
+  if (mergeWait !== null) lines.push(mergeWait);
   lines.push(
     session
       ? `**Attempt:** ${session.attempt} (${session.kind} session, ${session.status})`

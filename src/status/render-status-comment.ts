@@ -1,6 +1,7 @@
 import type { PlanState } from "../orchestrator/state.ts";
 import { COMMENT_MAX, pickFitting } from "./fit-text.ts";
 import { renderForkNote } from "./render-fork-note.ts";
+import { renderMergeWaits } from "./render-merge-waits.ts";
 import { escapeCell } from "./format-status.ts";
 import type { RenderOptions } from "./format-status.ts";
 import { renderPlanLearnings } from "./render-stage-learnings.ts";
@@ -40,6 +41,7 @@ function render(
     `Plan \`${escapeCell(state.plan.path, 300)}\` · ${renderCounts(state)}`,
     "",
     ...renderForkNote(state),
+    ...renderMergeWaits(state),
     ...renderPlanSpend(state),
     ...renderPlanLearnings(state),
   ];
@@ -47,7 +49,7 @@ function render(
   else parts.push("_The graph is left out to fit GitHub's comment size limit._", "");
   parts.push(renderStageTable(state, detail, now, checkRunUrl), "");
   parts.push(
-    "<sub>Commands: `/loom retry|skip|block|unblock|cancel <stage>`, `/loom status`, `/loom help`.</sub>",
+    "<sub>Commands: `/loom retry|skip|block|unblock|cancel|merge <stage>`, `/loom status`, `/loom help`.</sub>",
   );
   return parts.join("\n");
 }

@@ -53,3 +53,24 @@ test("warnings are kept up to 50, each message up to 1,000 characters, with its 
   assert.deepEqual(spec.warnings?.[1], { message: "warning 1", line: 2, column: 2, stage: "a" });
   assert.equal(spec.warnings?.at(-1)?.message, "warning 49");
 });
+
+test("auto_merge is carried as written, on the plan and on each stage; where it is not written it stays absent", () => {
+  const text = DIAMOND_PLAN.replace("  version: 1\n", "  version: 1\n  auto_merge: false\n").replace(
+    "      name: Left\n",
+    "      name: Left\n      auto_merge: true\n",
+  );
+  const parsed = parsePlan(PLAN_PATH, text);
+  assert.ok(parsed.ok);
+  const spec = buildPlanSpec(parsed.plan, "b".repeat(40));
+  assert.equal(spec.autoMerge, false);
+  assert.deepEqual(
+    spec.stages.map((stage) => [stage.id, stage.autoMerge]),
+    [
+      ["a", undefined],
+      ["b", true],
+      ["c", undefined],
+      ["d", undefined],
+    ],
+  );
+  assert.equal("autoMerge" in buildPlanSpec(diamond(), "b".repeat(40)), false);
+});

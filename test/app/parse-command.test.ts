@@ -98,3 +98,26 @@ test("/loom budget takes one amount to add, like +5 or +$2.50, and nothing else"
     assert.match(describeParseFailure(command), /needs an amount to add, like `\+5`/);
   }
 });
+
+test("/loom merge takes a stage and may name the commit to merge; nothing more, and no other stage command takes one", () => {
+  assert.deepEqual(parseCommands("/loom merge a\n/loom merge PLAN-x/a `c0ffee1`"), [
+    { ok: true, command: "merge", stage: { planId: null, stageId: "a" }, line: "/loom merge a" },
+    {
+      ok: true,
+      command: "merge",
+      stage: { planId: "PLAN-x", stageId: "a" },
+      line: "/loom merge PLAN-x/a `c0ffee1`",
+      sha: "c0ffee1",
+    },
+  ]);
+  assert.deepEqual(
+    parseCommands("/loom merge\n/loom merge a c0ffee1 now\n/loom retry a c0ffee1").map((c) =>
+      c.ok ? "ok" : c.reason,
+    ),
+    ["missing-stage", "unexpected-argument", "unexpected-argument"],
+  );
+  assert.match(
+    renderCommandHelp([]),
+    /`\/loom merge <stage> \[<sha>\]`: merge a stage that waits for a person/,
+  );
+});

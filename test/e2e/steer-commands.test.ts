@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import type { CheckRunRecord, CommentRecord, RunRecord } from "../emulator/emulator-state.ts";
 import { dispatchesOf, mergesOf, type PullRecord } from "./e2e-requests.ts";
 import { BOT, startE2E, type E2E } from "./harness.ts";
+import { waitForReply } from "./wait-for-reply.ts";
 import { planText, scriptStages, stayBusy, writeFiles } from "./model-script.ts";
 
 const PLAN_PATH = "doc/plans/PLAN-steer.md";
@@ -58,13 +59,7 @@ describe(
           (newest, r) => (newest && newest.id > r.id ? newest : r),
           undefined,
         );
-    /** The bot's reply comment that follows `asked` (replies carry a marker naming the command's comment). */
-    const replyTo = (asked: CommentRecord) =>
-      e2e.waitFor(`the reply to "${asked.body}"`, () =>
-        e2e.emulator.state.comments.find(
-          (c) => c.user === BOT && new RegExp(`comment[-:]${asked.id}\\b`).test(c.body) && c.id > asked.id,
-        ),
-      );
+    const replyTo = (asked: CommentRecord) => waitForReply(e2e, asked);
 
     before(async () => {
       e2e = await startE2E({

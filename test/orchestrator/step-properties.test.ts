@@ -7,6 +7,7 @@ import { isActiveSession } from "../../src/stage/session-transitions.ts";
 import type { Effect } from "../../src/orchestrator/effects.ts";
 import type { OrchestratorEvent } from "../../src/orchestrator/events.ts";
 import type { PlanState } from "../../src/orchestrator/state.ts";
+import { isMergedByPerson } from "../../src/orchestrator/merge-by-person.ts";
 import { makePlan } from "./story.ts";
 import { World } from "./world.ts";
 
@@ -100,5 +101,39 @@ test("when the world cooperates every stage ends completed and merged", () => {
       assert.deepEqual(world.state.rejected, []);
     }),
     { numRuns: 100 },
+  );
+});
+
+test("against an unruly world, a stage a person merges (auto_merge: false) is never merged because its run passed", () => {
+  const gatedPlan = fc
+    .tuple(
+      randomPlan,
+      fc.option(fc.boolean(), { nil: undefined }),
+      fc.array(fc.option(fc.boolean(), { nil: undefined }), { minLength: 12, maxLength: 12 }),
+    )
+    .map(([plan, planFlag, stageFlags]) => ({
+      ...plan,
+      ...(planFlag === undefined ? {} : { autoMerge: planFlag }),
+      stages: plan.stages.map((stage, i) =>
+        stageFlags[i] === undefined ? stage : { ...stage, autoMerge: stageFlags[i] },
+      ),
+    }));
+  const onStep = (before: PlanState, after: PlanState, effects: Effect[], event: OrchestratorEvent) => {
+    checkInvariants(before, after, effects, event);
+    if (event.type !== "run.finished") return;
+    for (const effect of effects) {
+      if (effect.type !== "mergeBranch") continue;
+      assert.ok(
+        !isMergedByPerson(after.plan, effect.stageId),
+        `${effect.stageId} merged by its run's end, ${JSON.stringify(event).slice(0, 200)}`,
+      );
+    }
+  };
+  fc.assert(
+    fc.property(gatedPlan, fc.integer({ min: 1, max: 4 }), fc.integer(), (plan, maxParallel, seed) => {
+      const world = new World(plan, { seed, cooperative: false, maxParallel, onStep });
+      for (let i = 0; i < 250; i++) world.act();
+    }),
+    { numRuns: 30 },
   );
 });

@@ -151,7 +151,9 @@ export class World {
       : this.cooperative
         ? "completed"
         : this.pick(outcomes);
-    this.send({ ...base, type: "run.finished", runId: run.runId, outcome, detail: "" });
+    // The commit its checks ran on, as the publish job reports it (what a merge takes, by SHA).
+    const headSha = String(run.runId).padStart(40, "c");
+    this.send({ ...base, type: "run.finished", runId: run.runId, outcome, detail: "", headSha });
   }
 
   private answerMerge(): void {
@@ -177,6 +179,7 @@ export class World {
         "cancel",
         "status",
         "skip",
+        "merge",
       ] as const);
       return this.send({
         type: "command.received",
