@@ -103,8 +103,15 @@ export async function benchApi(options: { quick?: boolean } = {}): Promise<void>
   // long session at production cadence (`npm run bench -- reads`).
 }
 
+/**
+ * `.github/loom.yml` of a benchmark that runs plans bigger than loom's default budget lets start
+ * (forecast at the default session cap, more than 10 stages): no budget, so the plan runs as
+ * measured before budgets had defaults.
+ */
+export const UNBUDGETED_CONFIG = "workflow: loom.yml\nbudget:\n  plan_usd: none\n";
+
 async function measurePlan({ plan, stages, pacing, reconcileMs }: Measured): Promise<Cost> {
-  const e2e = await startE2E({ script: plan.script, pacing, reconcileMs });
+  const e2e = await startE2E({ script: plan.script, pacing, reconcileMs, loomConfig: UNBUDGETED_CONFIG });
   try {
     const { seconds } = await runPlanToGreen(e2e, plan, 900_000);
     const app = e2e.emulator.requests.filter((r: RecordedRequest) => r.login === BOT);

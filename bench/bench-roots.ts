@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { dispatchesOf } from "../test/e2e/e2e-requests.ts";
 import { BOT, startE2E } from "../test/e2e/harness.ts";
+import { UNBUDGETED_CONFIG } from "./bench-api.ts";
 import { planText, scriptStages } from "../test/e2e/model-script.ts";
 import { record } from "./targets.ts";
 
@@ -21,7 +22,7 @@ export async function benchRoots(): Promise<void> {
     .join("\n");
   const e2e = await startE2E({
     script: scriptStages({}),
-    loomConfig: `workflow: loom.yml\nmax_parallel: ${ROOTS}\n`,
+    loomConfig: `${UNBUDGETED_CONFIG}max_parallel: ${ROOTS}\n`,
   });
   try {
     e2e.emulator.setRunner(null);

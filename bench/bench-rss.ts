@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { dispatchesOf } from "../test/e2e/e2e-requests.ts";
 import { startE2E } from "../test/e2e/harness.ts";
 import { scriptStages } from "../test/e2e/model-script.ts";
-import { latticePlan } from "./bench-api.ts";
+import { UNBUDGETED_CONFIG, latticePlan } from "./bench-api.ts";
 import { record } from "./targets.ts";
 
 const PLANS = 100;
@@ -35,7 +35,12 @@ async function heapMb(webhookUrl: string): Promise<{ used: number; total: number
 export async function benchRss(): Promise<void> {
   const plan = latticePlan(2, 10);
   // Counting memory, not time: without pacing, 100 plans open in minutes instead of an hour.
-  const e2e = await startE2E({ script: scriptStages({}), appProcess: true, pacing: false });
+  const e2e = await startE2E({
+    script: scriptStages({}),
+    appProcess: true,
+    pacing: false,
+    loomConfig: UNBUDGETED_CONFIG,
+  });
   try {
     e2e.emulator.setRunner(null);
     const pid = e2e.appProcess?.pid ?? null;

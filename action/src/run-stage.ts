@@ -50,6 +50,12 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
   const readConfig = configRead === undefined ? undefined : () => configRead;
   const caps = await loadSessionCaps(readConfig, plan.metadata, stage, inputs);
   for (const note of caps.notes) deps.log("session cap", { note });
+  deps.log("session caps", {
+    max_budget_usd: caps.maxBudgetUsd ?? "none",
+    max_budget_usd_from: caps.from.maxBudgetUsd,
+    max_turns: caps.maxTurns ?? "none",
+    max_turns_from: caps.from.maxTurns,
+  });
   if (caps.configProblem !== undefined) {
     // Fail closed: without the repository's config its ceilings cannot be applied, and a session
     // must not run with more budget than the repository allows.

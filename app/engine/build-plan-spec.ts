@@ -1,11 +1,22 @@
+import type { LoomConfig } from "../../src/config/loom-config.ts";
+import { resolvePlanCaps } from "../../src/config/resolve-plan-caps.ts";
 import type { PlanSpec } from "../../src/orchestrator/events.ts";
 import type { Diagnostic, Plan } from "../../src/plan/plan.ts";
 
 /** Warnings a plan keeps in its state (each shown once as an annotation where the plan runs). */
 const MAX_WARNINGS = 50;
 
-/** The part of a parsed plan the orchestrator schedules on, with its warnings. */
-export function buildPlanSpec(plan: Plan, blobSha: string, warnings: readonly Diagnostic[] = []): PlanSpec {
+/**
+ * The part of a parsed plan the orchestrator schedules on, with its warnings and the caps its
+ * sessions run with (`repoConfig`: `.github/loom.yml`, null when there is none).
+ */
+export function buildPlanSpec(
+  plan: Plan,
+  blobSha: string,
+  warnings: readonly Diagnostic[] = [],
+  repoConfig: Pick<LoomConfig, "session"> | null = null,
+): PlanSpec {
+  const caps = resolvePlanCaps(plan, repoConfig);
   return {
     id: plan.id,
     name: plan.name,
@@ -17,8 +28,10 @@ export function buildPlanSpec(plan: Plan, blobSha: string, warnings: readonly Di
       dependencies: [...stage.dependencies],
       stageType: stage.stage_type,
       ...(stage.auto_merge === undefined ? {} : { autoMerge: stage.auto_merge }),
+      ...(caps.stages[stage.id] === undefined ? {} : { caps: caps.stages[stage.id] }),
     })),
     ...(plan.metadata.auto_merge === undefined ? {} : { autoMerge: plan.metadata.auto_merge }),
+    caps: caps.plan,
     ...(warnings.length === 0
       ? {}
       : {

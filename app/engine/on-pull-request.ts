@@ -173,7 +173,7 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
       await reportPlanErrors(deps, octokit, repo, pull, filePath, [tooBig], result.warnings);
       continue;
     }
-    const spec = buildPlanSpec({ ...result.plan, path }, file.blobSha, result.warnings);
+    const spec = buildPlanSpec({ ...result.plan, path }, file.blobSha, result.warnings, config.config);
     const record = known.find((plan) => plan.key.planPath === path) ?? null;
     const state = record === null ? null : stored(record).state;
     const at = deps.now();

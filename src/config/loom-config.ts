@@ -8,6 +8,7 @@ import {
 import type { Settings } from "../orchestrator/events.ts";
 import { RetirePolicy } from "../knowledge/find-retired-learnings.ts";
 import { PLAN_LIMITS } from "../plan/plan.ts";
+import { DEFAULT_CAPS, NO_CAP } from "./default-caps.ts";
 
 /** Plan files loom runs in one pull request unless `.github/loom.yml` says otherwise. */
 export const DEFAULT_MAX_PLANS_PER_PULL = 10;
@@ -16,6 +17,15 @@ export const DEFAULT_MAX_PLANS_PER_PULL = 10;
 export const ROLES = ["none", "read", "triage", "write", "maintain", "admin"] as const;
 export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
+
+/**
+ * A cap: a number, or `none` (no cap). Every refusal says both forms, so `0`, `false` or a typo of
+ * `none` gets the same sentence.
+ */
+function capOrNone(what: string, number: (error: string) => z.ZodNumber) {
+  const error = `${what}, or \`${NO_CAP}\` for none`;
+  return z.union([number(error), z.literal(NO_CAP)], { error });
+}
 
 /**
  * `.github/loom.yml`, read from the default branch only. Every key is optional; unknown keys are
@@ -63,10 +73,22 @@ export const LoomConfig = z
       .default(DEFAULT_SETTINGS.heartbeatTimeoutMs / 1000),
     /** Rename a running plan's file `IN_PROGRESS-PLAN-…` and a finished one's `DONE-PLAN-…` on the pull request's branch, as the reference CLI does. */
     rename_plans: z.boolean().default(true),
-    /** What a plan may spend: no stage starts when the spend plus the forecast of the work ahead would pass `plan_usd`. */
+    /**
+     * What a plan may spend: no stage starts when the spend plus the forecast of the work ahead
+     * would pass `plan_usd` (default `DEFAULT_CAPS.planBudgetUsd`; `none`: no budget). The forecast
+     * takes each stage not done at `stage_estimate_usd`, else at its session cap, until a stage
+     * completes; then at the plan's average per completed stage.
+     */
     budget: z
       .strictObject({
-        plan_usd: z.number().positive().max(1_000_000),
+        plan_usd: capOrNone("a positive number of US dollars up to 1000000", (error) =>
+          z.number({ error }).positive({ error }).max(1_000_000, { error }),
+        ).optional(),
+        stage_estimate_usd: z
+          .number({ error: "a positive number of US dollars" })
+          .positive({ error: "a positive number of US dollars" })
+          .max(1_000_000, { error: "at most 1000000" })
+          .optional(),
       })
       .optional(),
     /** A run no runner picks up: the check run says so after `notice_minutes`; after `cancel_minutes` it is cancelled and dispatched once more. */
@@ -116,10 +138,14 @@ export const LoomConfig = z
      */
     session: z
       .strictObject({
-        /** Spend cap in US dollars (`--max-budget-usd`). */
-        max_budget_usd: z.number().positive().optional(),
-        /** Turn cap (`--max-turns`). */
-        max_turns: z.number().int().positive().optional(),
+        /** Spend cap in US dollars (`--max-budget-usd`); `none`: no default cap (a plan may still set one). */
+        max_budget_usd: capOrNone("a positive number of US dollars", (error) =>
+          z.number({ error }).positive({ error }),
+        ).optional(),
+        /** Turn cap (`--max-turns`); `none`: no default cap (a plan may still set one). */
+        max_turns: capOrNone("a positive whole number", (error) =>
+          z.number({ error }).int({ error }).positive({ error }),
+        ).optional(),
         /**
          * Run a stage only where the action can run its session and checks as a separate user
          * (default true). `false` lets a runner without root or passwordless sudo (a self-hosted
@@ -175,12 +201,23 @@ export function toSettings(config: LoomConfig): Settings {
     heartbeatTimeoutMs: config.heartbeat_timeout_seconds * 1000,
     runnerNoticeMs: config.runner_wait.notice_minutes * 60_000,
     runnerTimeoutMs: config.runner_wait.cancel_minutes * 60_000,
-    ...(config.budget ? { planBudgetUsd: config.budget.plan_usd } : {}),
+    ...toBudgetSettings(config.budget),
     renamePlans: config.rename_plans,
     labelPrefix: config.label_prefix,
     stageLabels: config.stage_labels,
     deleteBranches: config.delete_branches,
   };
+}
+
+/** The plan's budget and where it comes from: the file's `plan_usd`, loom's default, or `none`. */
+function toBudgetSettings(budget: LoomConfig["budget"]): Partial<Settings> {
+  const planUsd = budget?.plan_usd;
+  const estimate =
+    budget?.stage_estimate_usd === undefined ? {} : { stageEstimateUsd: budget.stage_estimate_usd };
+  if (planUsd === NO_CAP) return { planBudgetFrom: "opted out", ...estimate };
+  return planUsd === undefined
+    ? { planBudgetUsd: DEFAULT_CAPS.planBudgetUsd, planBudgetFrom: "default", ...estimate }
+    : { planBudgetUsd: planUsd, planBudgetFrom: ".github/loom.yml", ...estimate };
 }
 
 /** True when `role` is at least `minimum`. */

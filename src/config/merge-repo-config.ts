@@ -14,7 +14,7 @@ function nameOf(source: ConfigSource): string {
 }
 
 /** Keys whose value is an object of settings: a file that sets one of its keys keeps the others. */
-const NESTED = new Set(["retry", "session"]);
+const NESTED = new Set(["retry", "session", "budget"]);
 
 function mergeInto(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
   const merged = { ...base };
@@ -38,7 +38,7 @@ function problemsOf(source: ConfigSource, own: boolean): ConfigProblem[] {
 /**
  * The repository's config from the files that make it up: each file is checked on its own (so a
  * mistake names its file), then they are merged, the repository's own file winning key by key
- * (`retry` and `session` field by field). Refused, so nothing runs on a config loom did not mean:
+ * (`retry`, `session` and `budget` field by field). Refused, so nothing runs on a config loom did not mean:
  * an `_extends` naming a file loom cannot read (missing, or in a repository the App is not
  * installed on), and `session:` anywhere but the repository's own file: the stage job reads its
  * caps from the dispatched commit with a token for this repository only, so a ceiling set

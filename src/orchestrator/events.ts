@@ -1,3 +1,4 @@
+import type { CapsInForce } from "../config/resolve-plan-caps.ts";
 import type { SessionKind } from "../stage/stage-status.ts";
 import type { SessionReport } from "./session-report.ts";
 
@@ -18,6 +19,12 @@ export type PlanSpec = {
   warnings?: PlanWarning[];
   /** The plan's `auto_merge` (absent: not written); a stage's own value wins (`isMergedByPerson`). */
   autoMerge?: boolean;
+  /**
+   * The caps a stage session runs with when its stage sets none, as the App resolves them (the
+   * plan, `.github/loom.yml`, loom's default): the forecast's and the plan check run's. Absent in
+   * plans stored before defaults existed.
+   */
+  caps?: CapsInForce;
 };
 
 export type PlanWarning = { message: string; line: number; column: number; stage?: string };
@@ -29,6 +36,8 @@ export type StageSpec = {
   stageType: "standard" | "knowledge" | "integration-verify" | "knowledge-distill";
   /** The stage's `auto_merge` (absent: not written). False: a person merges the passed stage. */
   autoMerge?: boolean;
+  /** This stage's caps, only where they differ from the plan's `caps`. */
+  caps?: CapsInForce;
 };
 
 /** Settings from `.github/loom.yml` (default branch) that change scheduling. */
@@ -58,6 +67,13 @@ export type Settings = {
    * plus the forecast of the stages ahead of it would pass it. None when absent.
    */
   planBudgetUsd?: number;
+  /**
+   * Where `planBudgetUsd` comes from, for the plan's check run: loom's default, the file, or
+   * `opted out` (`budget.plan_usd: none`: no budget). Absent in plans stored before defaults.
+   */
+  planBudgetFrom?: "default" | ".github/loom.yml" | "opted out";
+  /** `budget.stage_estimate_usd`: what the forecast takes a stage to cost before any completed. */
+  stageEstimateUsd?: number;
   /** A queued run's check run says it waits for a runner after this long (default 5 min). */
   runnerNoticeMs?: number;
   /** A queued run is cancelled and dispatched once more after this long (default 60 min). */

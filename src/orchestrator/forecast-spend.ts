@@ -1,12 +1,18 @@
-import type { Graph } from "../graph/build-graph.ts";
-import type { PlanState, StageState } from "./state.ts";
+import type { PlanState, Session, StageState } from "./state.ts";
 
-/** What the stage has cost so far: finished sessions' reported cost, a running one's last heartbeat. */
+/**
+ * What a session cost: the figure of its final report (Claude Code's own total), and nothing
+ * else. A heartbeat never counts: a running session's heartbeats carry 0 until Claude Code's
+ * result, and its stage is in the forecast at its estimate instead. A session that left no report
+ * (its runner was lost) counts 0: loom does not know what it cost and does not guess.
+ */
+export function getSessionCost(session: Session): number {
+  return session.report?.usage.costUsd ?? 0;
+}
+
+/** What the stage has cost so far: its sessions' reported costs, retries and merge sessions included. */
 export function getStageSpend(stage: StageState): number {
-  return stage.sessions.reduce(
-    (sum, s) => sum + (s.report?.usage.costUsd ?? s.lastHeartbeat?.costUsd ?? 0),
-    0,
-  );
+  return stage.sessions.reduce((sum, session) => sum + getSessionCost(session), 0);
 }
 
 /** What the plan has cost so far, over every stage and session. */
@@ -14,7 +20,7 @@ export function getPlanSpend(state: PlanState): number {
   return Object.values(state.stages).reduce((sum, stage) => sum + getStageSpend(stage), 0);
 }
 
-/** The plan's budget: `budget.plan_usd` plus what people added; null when the plan has none. */
+/** The plan's budget: `budget.plan_usd` (or loom's default) plus what people added; null when the plan has none. */
 export function getPlanBudget(state: PlanState): number | null {
   const base = state.settings.planBudgetUsd;
   return base === undefined ? null : base + (state.budgetRaisedUsd ?? 0);
@@ -31,30 +37,60 @@ export function getAverageStageCost(state: PlanState): number | null {
   return done.reduce((sum, stage) => sum + getStageSpend(stage), 0) / done.length;
 }
 
-function isDone(stage: StageState | undefined): boolean {
-  return stage === undefined || stage.merged || stage.status === "skipped" || stage.removed === true;
-}
+/**
+ * What each stage ahead is forecast at: the plan's average per completed stage; before any
+ * completed, `budget.stage_estimate_usd`, else each stage's session cap (the most one session may
+ * spend); `none` when none of these is known (caps opted out): the stages ahead count 0 then.
+ */
+export const FORECAST_BASES = ["average", "stage estimate", "session cap", "none"] as const;
+export type ForecastBasis = (typeof FORECAST_BASES)[number];
 
-/** The stages not yet done on the longest chain from `stageId` to the end of the plan (`stageId` included). */
-export function countStagesAhead(graph: Graph, state: PlanState, stageId: string): number {
-  const memo = new Map<string, number>();
-  const walk = (id: string): number => {
-    const known = memo.get(id);
-    if (known !== undefined) return known;
-    memo.set(id, 0); // a cycle cannot happen in a valid plan; this only bounds the walk
-    const own = isDone(state.stages[id]) ? 0 : 1;
-    const next = Math.max(0, ...(graph.dependents.get(id) ?? []).map(walk));
-    memo.set(id, own + next);
-    return own + next;
-  };
-  return walk(stageId);
+export type Forecast = {
+  spentUsd: number;
+  /** Stages that will still run sessions: not completed, merged, skipped or removed. */
+  stagesAhead: number;
+  /** Their forecast cost, on `basis`. */
+  aheadUsd: number;
+  basis: ForecastBasis;
+  forecastUsd: number;
+};
+
+/** A stage that will run no more stage sessions: completed (its merge may be pending), merged, skipped or removed. */
+function isSpendDone(stage: StageState): boolean {
+  return stage.merged || stage.status === "completed" || stage.status === "skipped" || stage.removed;
 }
 
 /**
- * The plan's spend once `stageId` and the stages still ahead of it on its longest chain have run,
- * at the plan's average stage cost so far (only the spend before any stage completed).
+ * The plan's spend once every stage not yet done has run: the spend so far plus each such stage
+ * at the forecast's basis. Every stage ahead counts, not only one chain: a first wave of many
+ * parallel stages is as much a commitment as a long chain.
  */
-export function forecastSpend(graph: Graph, state: PlanState, stageId: string): number {
-  const average = getAverageStageCost(state) ?? 0;
-  return getPlanSpend(state) + average * countStagesAhead(graph, state, stageId);
+export function forecastPlanSpend(state: PlanState): Forecast {
+  const spentUsd = getPlanSpend(state);
+  const ahead = state.order.flatMap((id) => {
+    const stage = state.stages[id];
+    return stage === undefined || isSpendDone(stage) ? [] : [id];
+  });
+  const { basis, aheadUsd } = estimateAhead(state, ahead);
+  return { spentUsd, stagesAhead: ahead.length, aheadUsd, basis, forecastUsd: spentUsd + aheadUsd };
+}
+
+function estimateAhead(
+  state: PlanState,
+  ahead: readonly string[],
+): { basis: ForecastBasis; aheadUsd: number } {
+  const average = getAverageStageCost(state);
+  if (average !== null) return { basis: "average", aheadUsd: average * ahead.length };
+  const estimate = state.settings.stageEstimateUsd;
+  if (estimate !== undefined) return { basis: "stage estimate", aheadUsd: estimate * ahead.length };
+  const specs = new Map(state.plan.stages.map((spec) => [spec.id, spec]));
+  let capped = 0;
+  let aheadUsd = 0;
+  for (const id of ahead) {
+    const cap = (specs.get(id)?.caps ?? state.plan.caps)?.maxBudgetUsd;
+    if (cap === undefined) continue;
+    capped++;
+    aheadUsd += cap;
+  }
+  return capped > 0 ? { basis: "session cap", aheadUsd } : { basis: "none", aheadUsd: 0 };
 }

@@ -154,7 +154,9 @@ function raiseBudget(ctx: StepContext, event: CommandEvent, who: string): void {
       ctx,
       event,
       false,
-      `${state.plan.id} has no budget to raise: set \`budget.plan_usd\` in \`.github/loom.yml\` to give plans one.`,
+      state.settings.planBudgetFrom === "opted out"
+        ? `${state.plan.id} has no budget to raise: \`.github/loom.yml\` opts out (\`budget.plan_usd: none\`); a number there gives plans one.`
+        : `${state.plan.id} has no budget to raise: set \`budget.plan_usd\` in \`.github/loom.yml\` to give plans one.`,
     );
     return;
   }

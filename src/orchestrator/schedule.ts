@@ -2,8 +2,9 @@ import { buildGraph } from "../graph/build-graph.ts";
 import type { Graph } from "../graph/build-graph.ts";
 import { isDependencySatisfied, readyStages } from "../graph/ready-stages.ts";
 import type { SessionKind } from "../stage/stage-status.ts";
-import { forecastSpend, getPlanBudget, getPlanSpend } from "./forecast-spend.ts";
+import { forecastPlanSpend, getPlanBudget } from "./forecast-spend.ts";
 import type { BudgetWait, PlanState, StageState } from "./state.ts";
+import { describeBudgetWait } from "../status/render-budget.ts";
 import type { StepContext } from "./step-context.ts";
 import { findForkBlocker, requestTargetSync } from "./fork-target.ts";
 import { getMergePoint } from "./make-target-branch.ts";
@@ -72,15 +73,17 @@ export function schedule(ctx: StepContext): void {
     }
   }
   let waiting: BudgetWait | null = null;
+  // Dispatching changes neither the spend nor the stages ahead: one forecast serves the whole pass.
+  let over: Omit<BudgetWait, "stageId"> | null | undefined;
   for (const id of state.order) {
     if (free <= 0) break;
     const stage = state.stages[id];
     if (!stage || stage.status !== "queued" || stage.removed || stage.retryAt !== null) continue;
     // Dependencies are re-checked here: a queued stage never starts ahead of them.
     if (!stage.dependencies.every((dep) => isDependencySatisfied(state.stages[dep]))) continue;
-    const over = checkBudget(graph, state, id);
+    over = over === undefined ? checkBudget(state) : over;
     if (over !== null) {
-      waiting ??= over;
+      waiting ??= { stageId: id, ...over };
       continue;
     }
     dispatchSession(ctx, stage, chooseKind(stage));
@@ -89,13 +92,22 @@ export function schedule(ctx: StepContext): void {
   recordBudgetWait(ctx, waiting);
 }
 
-/** The numbers that keep `stageId` from starting, or null when the plan's budget allows it (or it has none). */
-function checkBudget(graph: Graph, state: PlanState, stageId: string): BudgetWait | null {
+/**
+ * The numbers that keep stages from starting, or null when the plan's budget allows the plan's
+ * forecast (or it has none). A forecast equal to the budget fits.
+ */
+function checkBudget(state: PlanState): Omit<BudgetWait, "stageId"> | null {
   const budget = getPlanBudget(state);
   if (budget === null) return null;
-  const forecast = forecastSpend(graph, state, stageId);
-  if (forecast <= budget) return null;
-  return { stageId, spentUsd: getPlanSpend(state), forecastUsd: forecast, budgetUsd: budget };
+  const forecast = forecastPlanSpend(state);
+  if (forecast.forecastUsd <= budget) return null;
+  return {
+    spentUsd: forecast.spentUsd,
+    forecastUsd: forecast.forecastUsd,
+    budgetUsd: budget,
+    stagesAhead: forecast.stagesAhead,
+    basis: forecast.basis,
+  };
 }
 
 /** Keeps the plan's budget wait current; a new wait leaves a note on the stage that waits. */
@@ -113,12 +125,8 @@ function recordBudgetWait(ctx: StepContext, waiting: BudgetWait | null): void {
     addNote(
       ctx,
       stage,
-      `waiting for budget: starting it would bring the plan's forecast to ${usd(waiting.forecastUsd)}, over its ${usd(waiting.budgetUsd)} budget (${usd(waiting.spentUsd)} spent); \`/loom budget +<usd>\` from someone with write access raises it`,
+      `waiting for budget: ${describeBudgetWait(waiting)}; \`/loom budget +<usd>\` from someone with write access raises it`,
     );
-}
-
-function usd(amount: number): string {
-  return `$${amount.toFixed(2)}`;
 }
 
 function needsMergeSession(stage: StageState): boolean {

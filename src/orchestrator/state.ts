@@ -1,5 +1,6 @@
 import type { SessionKind, SessionStatus, StageStatus } from "../stage/stage-status.ts";
 import type { Heartbeat, PlanSpec, RunOutcome, Settings } from "./events.ts";
+import type { ForecastBasis } from "./forecast-spend.ts";
 import type { SessionReport } from "./session-report.ts";
 
 /** Why a stage stands where it stands, for people reading the status. */
@@ -81,8 +82,18 @@ export type ForkState = {
   problem: { sha: string; detail: string } | null;
 };
 
-/** Why the plan waits for budget: the stage it would start next and the numbers behind the decision. */
-export type BudgetWait = { stageId: string; spentUsd: number; forecastUsd: number; budgetUsd: number };
+/**
+ * Why the plan waits for budget: the stage it would start next and the numbers behind the
+ * decision (`stagesAhead` and `basis`: how the forecast was made; absent in older states).
+ */
+export type BudgetWait = {
+  stageId: string;
+  spentUsd: number;
+  forecastUsd: number;
+  budgetUsd: number;
+  stagesAhead?: number;
+  basis?: ForecastBasis;
+};
 
 export type PlanState = {
   plan: PlanSpec;

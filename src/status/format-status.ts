@@ -106,8 +106,7 @@ export function formatHeartbeat(heartbeat: Heartbeat | null, now: number): strin
   return parts.join(" · ");
 }
 
-/** Total cost of every session of the stage that reported one (USD). */
-/** The stage's cost so far: each finished session's reported cost, a running one's last heartbeat. */
+/** The stage's cost so far: its sessions' reported costs (a heartbeat never counts; see `getSessionCost`). */
 export function getStageCost(stage: StageState): number {
   return getStageSpend(stage);
 }

@@ -1,12 +1,12 @@
 import {
   formatUsageLine,
-  formatUsd,
   renderStageChecks,
   renderStageDeviations,
   renderStageUsage,
   sumStageUsage,
 } from "./render-usage.ts";
 import type { PlanState, StageState } from "../orchestrator/state.ts";
+import { describeBudgetWait, describeCaps } from "./render-budget.ts";
 import { renderStageLearnings } from "./render-stage-learnings.ts";
 import type { CheckAnnotation } from "./plan-annotations.ts";
 import { toFailureAnnotations } from "./failure-annotations.ts";
@@ -23,7 +23,6 @@ import {
   formatHeartbeat,
   getCurrentSession,
   formatElapsed,
-  getStageCost,
   getStatusIcon,
 } from "./format-status.ts";
 import type { RenderOptions } from "./format-status.ts";
@@ -64,8 +63,10 @@ function renderFacts(state: PlanState, stage: StageState, options: RenderOptions
   if (session) lines.push(`**Elapsed:** ${formatElapsed(stage, now)}`);
   if (state.budgetWait?.stageId === stage.id)
     lines.push(
-      `**Waiting for budget:** starting it would bring the plan's forecast to ${formatUsd(state.budgetWait.forecastUsd)}, over its ${formatUsd(state.budgetWait.budgetUsd)} budget; \`/loom budget +<usd>\` from someone with write access raises it`,
+      `**Waiting for budget:** ${describeBudgetWait(state.budgetWait)}; \`/loom budget +<usd>\` from someone with write access raises it`,
     );
+  const caps = state.plan.stages.find((spec) => spec.id === stage.id)?.caps ?? state.plan.caps;
+  if (caps !== undefined) lines.push(`**Session caps:** ${describeCaps(caps)}`);
   if (session?.runnerWaitNoticed === true && session.status === "spawning")
     lines.push(
       `**Waiting for a runner** since ${formatClock(session.dispatchedAt, now)}: no runner has picked up the run yet`,
@@ -79,7 +80,6 @@ function renderFacts(state: PlanState, stage: StageState, options: RenderOptions
     );
   const usage = sumStageUsage(stage);
   if (usage) lines.push(`**Cost:** ${formatUsageLine(usage)}`);
-  else if (getStageCost(stage) > 0) lines.push(`**Cost:** ${formatUsd(getStageCost(stage))} so far`);
   if (session?.runId && options.runUrl)
     lines.push(`**Run:** [#${session.runId}](${options.runUrl(session.runId)})`);
   if (session?.detail) lines.push(`**Result:** ${escapeCell(session.detail, 1000)}`);

@@ -1,5 +1,4 @@
 import type { PlanState } from "../orchestrator/state.ts";
-import { getPlanBudget, getPlanSpend } from "../orchestrator/forecast-spend.ts";
 import { STAGE_STATUSES } from "../stage/stage-status.ts";
 import { isAwaitingApproval } from "./check-run-actions.ts";
 import {
@@ -12,6 +11,7 @@ import {
   getStageCost,
   getStatusIcon,
 } from "./format-status.ts";
+import { renderBudgetLine, renderBudgetLines } from "./render-budget.ts";
 import { formatUsageLine, formatUsd, sumPlanUsage } from "./render-usage.ts";
 
 /** How much detail the table carries; the renderers step down until the text fits. */
@@ -40,21 +40,16 @@ export function renderCounts(state: PlanState): string {
   return parts.join(" · ");
 }
 
-/** `**Spent:** $0.42 · 123k tokens · …` over every session that reported, or nothing yet. */
-export function renderPlanSpend(state: PlanState): string[] {
+/**
+ * `**Spent:** $0.42 · 123k tokens · …` over every session that reported, then the budget: in
+ * full on the plan's check run (where it and the session caps come from, the forecast), one line
+ * in the status comment.
+ */
+export function renderPlanSpend(state: PlanState, where: "check-run" | "comment" = "check-run"): string[] {
   const usage = sumPlanUsage(state);
   const lines = usage ? [`**Spent:** ${formatUsageLine(usage)}`] : [];
-  const budget = getPlanBudget(state);
-  if (budget !== null) {
-    const wait = state.budgetWait;
-    lines.push(
-      `**Budget:** ${formatUsd(getPlanSpend(state))} spent of ${formatUsd(budget)}` +
-        (wait
-          ? ` · ⏸ \`${escapeCell(wait.stageId, 128)}\` waits: with it and the stages after it the forecast is ${formatUsd(wait.forecastUsd)}; someone with write access raises the budget with \`/loom budget +<usd>\``
-          : ""),
-    );
-  }
-  return lines.length > 0 ? [...lines.flatMap((line) => [line, ""])] : [];
+  lines.push(...(where === "check-run" ? renderBudgetLines(state) : renderBudgetLine(state)));
+  return lines.flatMap((line) => [line, ""]);
 }
 
 /**

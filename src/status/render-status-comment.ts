@@ -42,7 +42,7 @@ function render(
     "",
     ...renderForkNote(state),
     ...renderMergeWaits(state),
-    ...renderPlanSpend(state),
+    ...renderPlanSpend(state, "comment"),
     ...renderPlanLearnings(state),
   ];
   if (graph) parts.push(...graph);

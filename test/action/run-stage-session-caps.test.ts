@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { runStage } from "../../action/src/run-stage.ts";
 import type { RepoConfigRead } from "../../action/src/config/read-repo-config.ts";
 import type { RunSessionOptions } from "../../action/src/session/run-session.ts";
+import { DEFAULT_CAPS } from "../../src/config/default-caps.ts";
 import { parseLoomConfig } from "../../src/config/loom-config.ts";
 import { deps, finishedSession, inputs, makeFixture } from "./run-stage-fixture.ts";
 
@@ -13,6 +14,8 @@ const STAGE = `
   max_budget_usd: 8
   max_turns: 25
 `;
+
+const BARE = "- id: build\n  name: Build the greeter\n  description: Write greet.txt\n";
 
 /** What the action would read at the dispatched commit for this `.github/loom.yml` text. */
 function repoConfig(text: string): () => Promise<RepoConfigRead> {
@@ -52,10 +55,35 @@ test("the stage's caps from the plan reach the session over the action inputs", 
 });
 
 test("a stage without caps runs with the action inputs' caps", async (t) => {
-  const bare = "- id: build\n  name: Build the greeter\n  description: Write greet.txt\n";
-  const { seen } = await runWith(t, {}, { max_budget_usd: "1.5", max_turns: "7" }, bare);
+  const { seen } = await runWith(t, {}, { max_budget_usd: "1.5", max_turns: "7" }, BARE);
   assert.equal(seen.maxBudgetUsd, 1.5);
   assert.equal(seen.maxTurns, 7);
+});
+
+test("with no cap anywhere and no .github/loom.yml the session runs with loom's default caps, and the log says whence", async (t) => {
+  const { seen, logged } = await runWith(t, {}, { max_budget_usd: "", max_turns: "" }, BARE);
+  assert.equal(seen.maxBudgetUsd, DEFAULT_CAPS.sessionBudgetUsd);
+  assert.equal(seen.maxTurns, DEFAULT_CAPS.sessionTurns);
+  assert.ok(
+    logged.includes(
+      `session caps {"max_budget_usd":${DEFAULT_CAPS.sessionBudgetUsd},"max_budget_usd_from":"default","max_turns":${DEFAULT_CAPS.sessionTurns},"max_turns_from":"default"}`,
+    ),
+    logged.join("\n"),
+  );
+});
+
+test("none in .github/loom.yml runs the session without --max-budget-usd or --max-turns when nothing else caps it", async (t) => {
+  const { seen, logged } = await runWith(
+    t,
+    { readRepoConfig: repoConfig("session:\n  max_budget_usd: none\n  max_turns: none\n") },
+    { max_budget_usd: "", max_turns: "" },
+    BARE,
+  );
+  assert.equal(seen.maxBudgetUsd, undefined);
+  assert.equal(seen.maxTurns, undefined);
+  assert.ok(
+    logged.some((line) => line.includes('"max_budget_usd":"none","max_budget_usd_from":"opted out"')),
+  );
 });
 
 test("the repository's ceiling in .github/loom.yml lowers a larger plan value, and the log says so", async (t) => {

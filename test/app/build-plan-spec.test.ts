@@ -74,3 +74,37 @@ test("auto_merge is carried as written, on the plan and on each stage; where it 
   );
   assert.equal("autoMerge" in buildPlanSpec(diamond(), "b".repeat(40)), false);
 });
+
+test("the spec carries the caps its sessions run with: the plan's, and a stage's own only where they differ", () => {
+  const parsed = parsePlan(
+    PLAN_PATH,
+    DIAMOND_PLAN.replace("  version: 1\n", "  version: 1\n  max_turns: 80\n").replace(
+      "      name: Left\n",
+      "      name: Left\n      max_budget_usd: 50\n",
+    ),
+  );
+  assert.ok(parsed.ok);
+  const spec = buildPlanSpec(parsed.plan, "b".repeat(40), [], { session: { max_budget_usd: 20 } });
+  assert.deepEqual(spec.caps, {
+    maxBudgetUsd: 20,
+    maxTurns: 80,
+    from: { maxBudgetUsd: ".github/loom.yml", maxTurns: "plan" },
+  });
+  assert.deepEqual(
+    spec.stages.map((stage) => [stage.id, stage.caps]),
+    [
+      ["a", undefined],
+      // b asks for $50; the repository allows $20: the ceiling is what b's sessions get.
+      ["b", undefined],
+      ["c", undefined],
+      ["d", undefined],
+    ],
+  );
+  const open = buildPlanSpec(parsed.plan, "b".repeat(40), [], null);
+  assert.deepEqual(open.caps?.from, { maxBudgetUsd: "default", maxTurns: "plan" });
+  assert.deepEqual(open.stages.find((stage) => stage.id === "b")?.caps, {
+    maxBudgetUsd: 50,
+    maxTurns: 80,
+    from: { maxBudgetUsd: "stage", maxTurns: "plan" },
+  });
+});

@@ -1,9 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { meetsRole, parseLoomConfig, toSettings } from "../../src/config/loom-config.ts";
+import { DEFAULT_CAPS } from "../../src/config/default-caps.ts";
 import { DEFAULT_SETTINGS } from "../../src/orchestrator/events.ts";
 
-test("a repository without .github/loom.yml gets the default settings", () => {
+test("a repository without .github/loom.yml gets the default settings, loom's default plan budget among them", () => {
   const result = parseLoomConfig(null);
   assert.ok(result.ok);
   assert.deepEqual(toSettings(result.config), {
@@ -14,6 +15,8 @@ test("a repository without .github/loom.yml gets the default settings", () => {
     runnerNoticeMs: 5 * 60_000,
     runnerTimeoutMs: 60 * 60_000,
     renamePlans: true,
+    planBudgetUsd: DEFAULT_CAPS.planBudgetUsd,
+    planBudgetFrom: "default",
   });
   assert.equal(result.config.minimum_role, "write");
   assert.equal(result.config.label_prefix, "loom");

@@ -35,6 +35,11 @@ test("the repository's own file wins key by key over what it extends; retry merg
   assert.deepEqual(config.retry, { max_attempts: 5, backoff_base_seconds: 10, backoff_cap_seconds: 300 });
 });
 
+test("budget merges field by field: the organisation's plan budget stays beside the repository's stage estimate", () => {
+  const config = merged([own({ budget: { stage_estimate_usd: 3 } }), org({ budget: { plan_usd: 40 } })]);
+  assert.deepEqual(config.budget, { plan_usd: 40, stage_estimate_usd: 3 });
+});
+
 test("the owner's .github repository gives the defaults of a repository that has no file", () => {
   assert.equal(merged([own(null), org({ label_prefix: "acme-loom" })]).label_prefix, "acme-loom");
 });

@@ -1,17 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Graph } from "../../src/graph/build-graph.ts";
-import { buildGraph } from "../../src/graph/build-graph.ts";
-import { countStagesAhead, getAverageStageCost } from "../../src/orchestrator/forecast-spend.ts";
+import { getAverageStageCost } from "../../src/orchestrator/forecast-spend.ts";
 import { nextWakeAt } from "../../src/orchestrator/next-wake-at.ts";
-import type { PlanState } from "../../src/orchestrator/state.ts";
 import { costReport } from "./cost-report.ts";
 import { Story, makePlan } from "./story.ts";
 import { T0, makePlanState, makeSession } from "../status/make-plan-state.ts";
-
-function graphOf(state: PlanState): Graph {
-  return buildGraph(state.order.map((id) => ({ id, dependencies: state.stages[id]!.dependencies })));
-}
 
 const done = { status: "completed" as const, merged: true };
 
@@ -21,44 +14,6 @@ test("the average stage cost leaves out a completed stage that never ran a sessi
     { id: "b", ...done, sessions: [] },
   ]);
   assert.equal(getAverageStageCost(state), 4);
-});
-
-test("stages skipped or removed from the plan are not counted as still ahead", () => {
-  const state = makePlanState([
-    { id: "a", status: "queued" },
-    { id: "b", dependencies: ["a"], status: "skipped" },
-    { id: "c", dependencies: ["b"], removed: true },
-  ]);
-  assert.equal(countStagesAhead(graphOf(state), state, "a"), 1);
-});
-
-test("the stages ahead follow the longest chain, even when it reaches a shared stage second", () => {
-  // a → b → d → e and a → c → x → d: the longest chain from a is a, c, x, d, e.
-  const state = makePlanState([
-    { id: "a" },
-    { id: "b", dependencies: ["a"] },
-    { id: "c", dependencies: ["a"] },
-    { id: "x", dependencies: ["c"] },
-    { id: "d", dependencies: ["b", "x"] },
-    { id: "e", dependencies: ["d"] },
-  ]);
-  assert.equal(countStagesAhead(graphOf(state), state, "a"), 5);
-});
-
-test("counting the stages ahead ends even on a graph with a cycle", () => {
-  const state = makePlanState([{ id: "a" }, { id: "b" }]);
-  const graph: Graph = {
-    ids: ["a", "b"],
-    dependencies: new Map([
-      ["a", ["b"]],
-      ["b", ["a"]],
-    ]),
-    dependents: new Map([
-      ["a", ["b"]],
-      ["b", ["a"]],
-    ]),
-  };
-  assert.equal(countStagesAhead(graph, state, "a"), 2);
 });
 
 test("a closed plan never asks to be woken, even with a retry pending", () => {

@@ -5,7 +5,7 @@ import { renderPlanCheckRun } from "../../src/status/render-plan-check-run.ts";
 import { renderStageCheckRun } from "../../src/status/render-stage-check-run.ts";
 import { getStatusCommentMarker, renderStatusComment } from "../../src/status/render-status-comment.ts";
 import { STAGE_STATUSES } from "../../src/stage/stage-status.ts";
-import { makeDiamond, makeHeartbeat, makePlanState, makeSession, T0 } from "./make-plan-state.ts";
+import { makeDiamond, makeHeartbeat, makePlanState, makeReport, makeSession, T0 } from "./make-plan-state.ts";
 
 const running = makeDiamond({
   a: {
@@ -17,7 +17,21 @@ const running = makeDiamond({
   b: {
     status: "executing",
     attempt: 2,
-    sessions: [makeSession({ attempt: 2, kind: "recovery", runId: 2002, lastHeartbeat: makeHeartbeat() })],
+    // The crashed first attempt reported $0.50; the running one's heartbeat carries no cost.
+    sessions: [
+      makeSession({
+        status: "crashed",
+        runId: 2001,
+        finishedAt: T0 + 5000,
+        report: makeReport({ cost: 0.5 }),
+      }),
+      makeSession({
+        attempt: 2,
+        kind: "recovery",
+        runId: 2002,
+        lastHeartbeat: makeHeartbeat({ costUsd: 0 }),
+      }),
+    ],
     notes: [{ at: T0, text: "retry 1 after crash" }],
   },
   c: { status: "blocked", blockedBy: "label", attempt: 0 },
