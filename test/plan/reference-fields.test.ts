@@ -1,0 +1,309 @@
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { describe, it } from "node:test";
+import { isMap, isScalar, isSeq, parseDocument } from "yaml";
+import type { Node } from "yaml";
+import { z } from "zod";
+import { FIELD_SUPPORT, findFieldSupport, REFERENCE_SCHEMA } from "../../src/plan/field-support.ts";
+import { parsePlan } from "../../src/plan/parse-plan.ts";
+import { LoomMetadata, Stage } from "../../src/plan/plan.ts";
+
+/*
+ * Every field of the reference CLI's plan schema, written down by hand from cosmix/loom at commit
+ * 1c465307605e082e9ab0eafc660858531965781a (`git -C /work/.mirror/cosmix+loom/repo log -1`):
+ * - loom/src/plan/schema/types.rs: `LoomConfig` (under `loom:`), the plan-level `SandboxConfig`,
+ *   `ChangeImpactConfig`, `AdjudicationConfig`, `StageDefinition`, `CodeReviewConfig`;
+ * - loom/src/models/stage/types.rs: `StageSandboxConfig`, `FilesystemConfig`, `NetworkConfig`,
+ *   `LinuxConfig`, `TruthCheck` (an extended acceptance criterion, before_stage, after_stage),
+ *   `WiringCheck`, `WiringTest`, `SuccessCriteria`, `DeadCodeCheck`, `RegressionTest`.
+ * A field the reference adds later is added here; the test below then fails until the registry
+ * (src/plan/field-support.ts) says what loom does with it.
+ */
+const SANDBOX = [
+  "enabled",
+  "auto_allow",
+  "allow_unsandboxed_escape",
+  "excluded_commands",
+  "filesystem",
+  "filesystem.deny_read",
+  "filesystem.deny_write",
+  "filesystem.allow_write",
+  "network",
+  "network.allowed_domains",
+  "network.additional_domains",
+  "network.allow_local_binding",
+  "network.allow_unix_sockets",
+  "network.allow_all_unix_sockets",
+  "linux",
+  "linux.enable_weaker_nested",
+  "permission_mode",
+];
+const TRUTH_CHECK = [
+  "command",
+  "stdout_contains",
+  "stdout_not_contains",
+  "stderr_empty",
+  "exit_code",
+  "description",
+];
+const STAGE_DEFINITION = [
+  "id",
+  "name",
+  "description",
+  "dependencies",
+  "parallel_group",
+  "acceptance",
+  ...TRUTH_CHECK.map((key) => `acceptance[].${key}`),
+  "setup",
+  "files",
+  "auto_merge",
+  "working_dir",
+  "stage_type",
+  "artifacts",
+  "wiring",
+  ...["source", "pattern", "description"].map((key) => `wiring[].${key}`),
+  "wiring_tests",
+  ...["name", "command", "success_criteria", "description"].map((key) => `wiring_tests[].${key}`),
+  ...["exit_code", "stdout_contains", "stdout_not_contains", "stderr_contains", "stderr_empty"].map(
+    (key) => `wiring_tests[].success_criteria.${key}`,
+  ),
+  "dead_code_check",
+  ...["command", "fail_patterns", "ignore_patterns"].map((key) => `dead_code_check.${key}`),
+  "before_stage",
+  ...TRUTH_CHECK.map((key) => `before_stage[].${key}`),
+  "after_stage",
+  ...TRUTH_CHECK.map((key) => `after_stage[].${key}`),
+  "context_budget",
+  "sandbox",
+  ...SANDBOX.map((key) => `sandbox.${key}`),
+  "execution_mode",
+  "bug_fix",
+  "regression_test",
+  "regression_test.file",
+  "regression_test.must_contain",
+  "model",
+  "reasoning_effort",
+  "code_review",
+  "code_review.dimensions",
+  "code_review.require_all",
+  "ultracode",
+  "implementers",
+  "subagent_timeout_secs",
+];
+const REFERENCE_FIELDS: readonly string[] = [
+  "version",
+  "auto_merge",
+  "sandbox",
+  ...SANDBOX.map((key) => `sandbox.${key}`),
+  "change_impact",
+  ...["baseline_command", "compare_command", "failure_patterns", "policy"].map(
+    (key) => `change_impact.${key}`,
+  ),
+  "adjudication",
+  "adjudication.max_amendments_per_stage",
+  "stages",
+  ...STAGE_DEFINITION.map((key) => `stages[].${key}`),
+];
+
+/**
+ * The reference's `Option` fields (an explicit `null` is read as absent), from the same files;
+ * every other field refuses `null` there (a `Vec`, a `bool` or a struct with a default).
+ */
+const NULLABLE_FIELDS: readonly string[] = [
+  "auto_merge",
+  "sandbox.permission_mode",
+  "change_impact",
+  "change_impact.compare_command",
+  "adjudication",
+  ...[
+    "description",
+    "parallel_group",
+    "auto_merge",
+    "dead_code_check",
+    "context_budget",
+    "execution_mode",
+    "bug_fix",
+    "regression_test",
+    "model",
+    "reasoning_effort",
+    "code_review",
+    "subagent_timeout_secs",
+    ...["acceptance", "before_stage", "after_stage"].flatMap((list) =>
+      ["stderr_empty", "exit_code", "description"].map((key) => `${list}[].${key}`),
+    ),
+    "wiring_tests[].description",
+    "wiring_tests[].success_criteria.exit_code",
+    "wiring_tests[].success_criteria.stderr_empty",
+    ...[
+      "enabled",
+      "auto_allow",
+      "allow_unsandboxed_escape",
+      "filesystem",
+      "network",
+      "linux",
+      "permission_mode",
+    ].map((key) => `sandbox.${key}`),
+  ].map((key) => `stages[].${key}`),
+];
+
+const EVERY_FIELD_PATH = "test/fixtures/plans/PLAN-every-field.md";
+const everyField = readFileSync(new URL("../fixtures/plans/PLAN-every-field.md", import.meta.url), "utf8");
+
+/** Where each key of the METADATA yaml is written, by registry path (`stages[].model`), read with the `yaml` library. */
+function locateKeys(markdown: string): Map<string, { line: number; column: number }[]> {
+  const open = markdown.indexOf("```yaml\n") + "```yaml\n".length;
+  const yaml = markdown.slice(open, markdown.indexOf("\n```", open) + 1);
+  const doc = parseDocument(yaml);
+  const found = new Map<string, { line: number; column: number }[]>();
+  const place = (offset: number) => {
+    const before = markdown.slice(0, open + offset).split("\n");
+    return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
+  };
+  const walk = (node: unknown, path: string): void => {
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        if (!isScalar(pair.key)) continue;
+        const key = String(pair.key.value);
+        const child = path === "" ? key : `${path}.${key}`;
+        found.set(child, [...(found.get(child) ?? []), place((pair.key as Node).range?.[0] ?? 0)]);
+        walk(pair.value, child);
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) walk(item, `${path}[]`);
+    }
+  };
+  walk(doc.contents, "");
+  // Paths under `loom:`, as the registry writes them.
+  return new Map([...found].flatMap(([path, at]) => (path.startsWith("loom.") ? [[path.slice(5), at]] : [])));
+}
+
+describe("every field of a reference plan is applied or warned about at its line", () => {
+  it("the registry says what loom does with each field of the reference schema", () => {
+    assert.equal(REFERENCE_SCHEMA.commit, "1c465307605e082e9ab0eafc660858531965781a");
+    const missing = REFERENCE_FIELDS.filter((path) => {
+      const field = findFieldSupport(path);
+      return field?.origin !== "reference" || (field.support !== "applied" && field.support !== "warned");
+    });
+    assert.deepEqual(missing, [], "fields of the reference that loom neither applies nor warns about");
+    const extra = FIELD_SUPPORT.filter((f) => f.origin === "reference" && !REFERENCE_FIELDS.includes(f.path));
+    assert.deepEqual(
+      extra.map((f) => f.path),
+      [],
+      "fields the registry calls the reference's that the written-down list does not have",
+    );
+  });
+
+  it("one plan using every reference field validates with zero errors, with a warning at the line and column of each field loom does not honour, and none at the others", () => {
+    const result = parsePlan(EVERY_FIELD_PATH, everyField);
+    assert.ok(result.ok, JSON.stringify(result.ok ? null : result.errors, null, 2));
+    const keys = locateKeys(everyField);
+    const unused = REFERENCE_FIELDS.filter((path) => !keys.has(path));
+    assert.deepEqual(unused, [], "the plan uses every field of the reference");
+
+    // Where loom must warn: each field (or value) the registry does not honour, once, at its
+    // outermost such key; a warned field's own fields are covered by its warning.
+    const expected: string[] = [];
+    const covered = new Set<string>();
+    for (const [path, places] of keys) {
+      const field = findFieldSupport(path);
+      assert.ok(field, `the registry knows ${path}`);
+      const under = [...covered].some(
+        (above) => path.startsWith(`${above}.`) || path.startsWith(`${above}[]`),
+      );
+      if (under) continue;
+      const warned = field.support === "warned";
+      const values = field.support === "applied" && field.unless ? lookUpValues(path) : [];
+      places.forEach((place, i) => {
+        if (warned || (field.support === "applied" && field.unless?.matches(values[i])))
+          expected.push(`${place.line}:${place.column} ${path}`);
+      });
+      if (warned) covered.add(path);
+    }
+    const warnings = result.warnings.map((w) => `${w.line}:${w.column}`);
+    assert.deepEqual(
+      warnings,
+      expected.map((entry) => entry.split(" ")[0]),
+      `warnings:\n${result.warnings.map((w) => `${w.line}:${w.column} ${w.message}`).join("\n")}\nexpected at:\n${expected.join("\n")}`,
+    );
+    assert.equal(expected.length, 13, "both levels' not-yet-honoured fields and values are in the plan");
+  });
+
+  it("each warning says what is not honoured, why, and names the value when only that value is not", () => {
+    const result = parsePlan(EVERY_FIELD_PATH, everyField);
+    const at = (line: number) => result.warnings.find((w) => w.line === line)?.message;
+    assert.equal(
+      at(13),
+      "`loom.auto_merge: false` is not honoured yet: loom merges a passed stage into the pull request's branch itself, without waiting for a person",
+    );
+    assert.match(at(101) ?? "", /^stage "fix-parser": `sandbox` is not enforced yet: /);
+    assert.equal(result.warnings.find((w) => w.line === 101)?.stage, "fix-parser");
+    assert.match(at(127) ?? "", /^stage "fix-parser": `implementers: \[codex, claude\]` is ignored here: /);
+  });
+
+  it("the registry and the plan schema name the same fields", () => {
+    const schemaPaths = [...listSchemaPaths(LoomMetadata, ""), ...listSchemaPaths(Stage, "stages[]")];
+    const registered = FIELD_SUPPORT.filter((f) => f.origin !== "other").map((f) => f.path);
+    assert.deepEqual(
+      schemaPaths.filter((path) => !registered.includes(path)),
+      [],
+      "keys the schema reads that the registry does not say anything about",
+    );
+    assert.deepEqual(
+      registered.filter((path) => !schemaPaths.includes(path)),
+      [],
+      "registry fields the schema does not read",
+    );
+    const other = FIELD_SUPPORT.filter((f) => f.origin === "other");
+    assert.ok(other.every((f) => f.support === "warned" && !schemaPaths.includes(f.path)));
+  });
+
+  it("the reference's Option fields are the ones whose null counts as left out", () => {
+    assert.deepEqual(
+      FIELD_SUPPORT.filter((f) => f.nullable).map((f) => f.path),
+      REFERENCE_FIELDS.filter((path) => NULLABLE_FIELDS.includes(path)),
+    );
+  });
+
+  it("the code an applied field links to exists", () => {
+    const missing = FIELD_SUPPORT.flatMap((f) => (f.support === "applied" ? f.code : [])).filter(
+      (file) => !existsSync(new URL(`../../${file}`, import.meta.url)),
+    );
+    assert.deepEqual(missing, []);
+  });
+});
+
+/** The values written at `path` in the every-field plan, in file order. */
+function lookUpValues(path: string): unknown[] {
+  const result = parsePlan(EVERY_FIELD_PATH, everyField);
+  assert.ok(result.ok);
+  const pick = (value: unknown, parts: readonly string[]): unknown[] => {
+    const [part, ...rest] = parts;
+    if (part === undefined) return [value];
+    const list = part.endsWith("[]");
+    const key = list ? part.slice(0, -2) : part;
+    const child = (value as Record<string, unknown> | undefined)?.[key];
+    if (child === undefined) return [];
+    return list ? (child as unknown[]).flatMap((item) => pick(item, rest)) : pick(child, rest);
+  };
+  return pick(result.plan.metadata, path.split("."));
+}
+
+/** Every key path a zod object schema reads, nested objects and list items included. */
+function listSchemaPaths(schema: z.ZodType, prefix: string): string[] {
+  const inner = unwrap(schema);
+  if (inner instanceof z.ZodArray) return listSchemaPaths(inner.element as z.ZodType, `${prefix}[]`);
+  if (inner instanceof z.ZodUnion)
+    return (inner.options as readonly z.ZodType[]).flatMap((option) => listSchemaPaths(option, prefix));
+  if (!(inner instanceof z.ZodObject)) return [];
+  return Object.entries(inner.shape as Record<string, z.ZodType>).flatMap(([key, child]) => {
+    const path = prefix === "" ? key : `${prefix}.${key}`;
+    // `stages` is the list of stages: its items are the Stage schema, listed separately.
+    return key === "stages" && prefix === "" ? [path] : [path, ...listSchemaPaths(child, path)];
+  });
+}
+
+function unwrap(schema: z.ZodType): z.ZodType {
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodDefault || schema instanceof z.ZodNullable)
+    return unwrap(schema.unwrap() as z.ZodType);
+  return schema;
+}
