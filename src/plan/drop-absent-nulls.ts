@@ -1,4 +1,5 @@
-import { findFieldSupport, joinFieldPath, listFieldKeys } from "./field-support.ts";
+import { PLAN_FIELD_TREE } from "./field-support.ts";
+import type { FieldBranch, FieldNode } from "./field-support.ts";
 import { isRecord } from "./is-record.ts";
 
 /**
@@ -7,16 +8,16 @@ import { isRecord } from "./is-record.ts";
  * parse as if left out. Any other `null` stays (and is a type error). Copies only what changes.
  */
 export function dropAbsentNulls(loom: Record<string, unknown>): Record<string, unknown> {
-  return dropInMapping(loom, "");
+  return dropInMapping(loom, PLAN_FIELD_TREE);
 }
 
-function dropInMapping(value: Record<string, unknown>, parent: string): Record<string, unknown> {
+function dropInMapping(value: Record<string, unknown>, known: FieldNode): Record<string, unknown> {
   let copy: Record<string, unknown> | null = null;
-  for (const [key, child] of Object.entries(value)) {
-    const path = joinFieldPath(parent, key);
-    const entry = findFieldSupport(path);
-    if (entry === undefined) continue;
-    const next = child === null && entry.nullable ? undefined : dropInValue(child, path);
+  for (const key of Object.keys(value)) {
+    const child = value[key];
+    const branch = known.get(key);
+    if (branch === undefined || (child !== null && typeof child !== "object")) continue;
+    const next = child === null ? (branch.field.nullable ? undefined : child) : dropInValue(child, branch);
     if (next === child) continue;
     copy ??= { ...value };
     if (next === undefined) delete copy[key];
@@ -25,14 +26,14 @@ function dropInMapping(value: Record<string, unknown>, parent: string): Record<s
   return copy ?? value;
 }
 
-function dropInValue(value: unknown, path: string): unknown {
-  if (isRecord(value)) return dropInMapping(value, path);
-  if (!Array.isArray(value) || listFieldKeys(`${path}[]`).size === 0) return value;
+function dropInValue(value: unknown, { fields, items }: FieldBranch): unknown {
+  if (isRecord(value)) return fields ? dropInMapping(value, fields) : value;
+  if (!Array.isArray(value) || items === undefined) return value;
   let changed = false;
-  const items = value.map((item: unknown) => {
-    const next = isRecord(item) ? dropInMapping(item, `${path}[]`) : item;
-    changed ||= next !== item;
-    return next;
+  const next = value.map((item: unknown) => {
+    const dropped = isRecord(item) ? dropInMapping(item, items) : item;
+    changed ||= dropped !== item;
+    return dropped;
   });
-  return changed ? items : value;
+  return changed ? next : value;
 }

@@ -72,21 +72,36 @@ export function findFieldSupport(path: string): FieldSupport | undefined {
   return BY_PATH.get(path);
 }
 
-/** The path of a key under `parent` (`""` is `loom:` itself): `stages[]` + `model` → `stages[].model`. */
-export function joinFieldPath(parent: string, key: string): string {
-  return parent === "" ? key : `${parent}.${key}`;
+/** The registry as a tree: a mapping's known keys, each with its entry and what lies inside it. */
+export type FieldNode = ReadonlyMap<string, FieldBranch>;
+export type FieldBranch = {
+  field: FieldSupport;
+  /** The keys of a mapping value, if the field holds one. */
+  fields?: FieldNode;
+  /** The keys of each item, if the field holds a list of mappings. */
+  items?: FieldNode;
+};
+
+const byParent = new Map<string, FieldSupport[]>();
+for (const field of FIELD_SUPPORT) {
+  const cut = field.path.lastIndexOf(".");
+  const parent = cut === -1 ? "" : field.path.slice(0, cut);
+  byParent.set(parent, [...(byParent.get(parent) ?? []), field]);
 }
 
-const CHILDREN = new Map<string, Set<string>>();
-for (const { path } of FIELD_SUPPORT) {
-  const cut = path.lastIndexOf(".");
-  const parent = cut === -1 ? "" : path.slice(0, cut);
-  const known = CHILDREN.get(parent) ?? new Set<string>();
-  known.add(path.slice(cut + 1));
-  CHILDREN.set(parent, known);
+function buildNode(parent: string): FieldNode | undefined {
+  const fields = byParent.get(parent);
+  if (fields === undefined) return undefined;
+  return new Map(
+    fields.map((field): [string, FieldBranch] => {
+      const inner = buildNode(field.path);
+      const items = buildNode(`${field.path}[]`);
+      const key = field.path.slice(parent === "" ? 0 : parent.length + 1);
+      return [key, { field, ...(inner ? { fields: inner } : {}), ...(items ? { items } : {}) }];
+    }),
+  );
 }
 
-/** The keys the registry knows inside the mapping at `parent` (`""`, `stages[]`, `sandbox.network`). */
-export function listFieldKeys(parent: string): ReadonlySet<string> {
-  return CHILDREN.get(parent) ?? new Set();
-}
+/** The keys under `loom:`; a stage's keys are `STAGE_FIELD_TREE`. */
+export const PLAN_FIELD_TREE: FieldNode = buildNode("") ?? new Map();
+export const STAGE_FIELD_TREE: FieldNode = buildNode("stages[]") ?? new Map();

@@ -1,6 +1,6 @@
 import type { Diagnostics } from "./diagnostics.ts";
-import { findFieldSupport, joinFieldPath, listFieldKeys } from "./field-support.ts";
-import type { FieldSupport } from "./field-support.ts";
+import { PLAN_FIELD_TREE, STAGE_FIELD_TREE } from "./field-support.ts";
+import type { FieldNode, FieldSupport } from "./field-support.ts";
 import { findClosestName } from "./find-closest-name.ts";
 import { isRecord } from "./is-record.ts";
 import type { Location } from "./plan.ts";
@@ -42,7 +42,7 @@ type Scope = { label: string; prefix: string; stage?: string };
 export function reportPlanKeys(loom: Record<string, unknown>, at: YamlLocator, report: Diagnostics): void {
   // `stages` is known; its items are walked one by one.
   const settings = Object.fromEntries(Object.entries(loom).filter(([key]) => key !== "stages"));
-  walkMapping(settings, "", ["loom"], "", { label: "", prefix: "loom." }, false, at, report);
+  walkMapping(settings, PLAN_FIELD_TREE, ["loom"], "", { label: "", prefix: "loom." }, false, at, report);
 }
 
 /** Reports one stage's keys, nested ones included, the same way. */
@@ -54,12 +54,12 @@ export function reportStageKeys(
   report: Diagnostics,
 ): void {
   const scope = { label: `stage "${id}": `, prefix: "", stage: id };
-  walkMapping(raw, "stages[]", ["loom", "stages", index], "", scope, false, at, report);
+  walkMapping(raw, STAGE_FIELD_TREE, ["loom", "stages", index], "", scope, false, at, report);
 }
 
 function walkMapping(
   value: Record<string, unknown>,
-  parent: string,
+  known: FieldNode,
   yaml: YamlPath,
   shown: string,
   scope: Scope,
@@ -67,34 +67,49 @@ function walkMapping(
   at: YamlLocator,
   report: Diagnostics,
 ): void {
-  for (const [key, child] of Object.entries(value)) {
-    const path = joinFieldPath(parent, key);
-    const where = [...yaml, key];
+  for (const key of Object.keys(value)) {
+    const child = value[key];
+    const branch = known.get(key);
+    // Locations are found only for what is reported: most keys are not.
+    const where = (): YamlPath => [...yaml, key];
     const field = shown === "" ? key : `${shown}.${key}`;
-    const entry = findFieldSupport(path);
-    if (entry === undefined) {
-      reportUnknownKey(key, value, parent, field, scope, at.key(where), report);
+    if (branch === undefined) {
+      reportUnknownKey(key, value, known, field, scope, at.key(where()), report);
       continue;
     }
     if (child === null || child === undefined) continue;
-    const warning = warnedAbove ? null : describeUnsupported(entry, child);
-    if (warning !== null) {
-      const written = warning.showValue ? `: ${renderValue(child)}` : "";
-      report.warning(
-        `${scope.label}\`${scope.prefix}${field}${written}\` ${warning.because}`,
-        at.key(where),
-        scope.stage,
-      );
-    }
+    const warning = warnedAbove ? null : describeUnsupported(branch.field, child);
+    if (warning !== null) reportUnsupported(warning, child, field, scope, at.key(where()), report);
+    if (typeof child !== "object") continue;
     const warned = warnedAbove || warning !== null;
-    if (isRecord(child)) walkMapping(child, path, where, field, scope, warned, at, report);
-    else if (Array.isArray(child) && listFieldKeys(`${path}[]`).size > 0) {
-      child.forEach((item: unknown, i) => {
-        if (isRecord(item))
-          walkMapping(item, `${path}[]`, [...where, i], `${field}[${i}]`, scope, warned, at, report);
-      });
+    const { fields, items } = branch;
+    if (!Array.isArray(child)) {
+      if (fields)
+        walkMapping(child as Record<string, unknown>, fields, where(), field, scope, warned, at, report);
+      continue;
     }
+    if (items === undefined) continue;
+    child.forEach((item: unknown, i) => {
+      if (isRecord(item))
+        walkMapping(item, items, [...yaml, key, i], `${field}[${i}]`, scope, warned, at, report);
+    });
   }
+}
+
+function reportUnsupported(
+  warning: { because: string; showValue: boolean },
+  value: unknown,
+  field: string,
+  scope: Scope,
+  where: Location,
+  report: Diagnostics,
+): void {
+  const written = warning.showValue ? `: ${renderValue(value)}` : "";
+  report.warning(
+    `${scope.label}\`${scope.prefix}${field}${written}\` ${warning.because}`,
+    where,
+    scope.stage,
+  );
 }
 
 /** Why `value` of a field is not honoured here, or null when it is. */
@@ -119,23 +134,23 @@ function renderValue(value: unknown): string {
 function reportUnknownKey(
   key: string,
   written: Record<string, unknown>,
-  parent: string,
+  parent: FieldNode,
   field: string,
   scope: Scope,
   where: Location,
   report: Diagnostics,
 ): void {
   const known = new Set(
-    [...listFieldKeys(parent)].filter(
-      (name) => findFieldSupport(joinFieldPath(parent, name))?.origin !== "other",
-    ),
+    [...parent].flatMap(([name, branch]) => (branch.field.origin === "other" ? [] : [name])),
   );
-  const close = findMisspeltKey(key, known, written, parent === "stages[]" ? STAGE_KEY_ALIASES : {});
+  const close = findMisspeltKey(key, known, written, parent === STAGE_FIELD_TREE ? STAGE_KEY_ALIASES : {});
   const name = `${scope.prefix}${field}`;
   // On the plan a key is named by its whole path; in a stage, a nested key by its own name.
   const meant =
     close &&
-    (scope.prefix === "" ? close.meant : `${scope.prefix}${joinFieldPath(parentShown(field), close.meant)}`);
+    (scope.prefix === ""
+      ? close.meant
+      : `${scope.prefix}${[parentShown(field), close.meant].filter(Boolean).join(".")}`);
   if (close && !close.alsoWritten) {
     const message = `${scope.label}unknown key \`${name}\` (did you mean \`${meant}\`?): as written it is not used; fix the spelling`;
     report.error(message, where, scope.stage);
