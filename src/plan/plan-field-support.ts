@@ -1,4 +1,4 @@
-import type { FieldException, FieldSupport } from "./field-support.ts";
+import type { FieldSupport } from "./field-support.ts";
 
 /** Plan-level fields (directly under `loom:`); stage fields are in `stage-field-support.ts`. */
 
@@ -38,13 +38,15 @@ export function listSandboxFields(prefix: string, onStage: boolean): FieldSuppor
   ];
 }
 
-/** `auto_merge: false` (plan or stage): flip here when the merge gate honours it. */
-export const AUTO_MERGE_FALSE: FieldException = {
-  written: "false",
-  matches: (value) => value === false,
-  because:
-    "is not honoured yet: loom merges a passed stage into the pull request's branch itself, without waiting for a person",
-};
+/** `auto_merge` (plan or stage; a stage's value wins): the merge gate of issue 33. */
+export const AUTO_MERGE = {
+  does: "`true` or left out: loom merges a passed stage into the pull request's branch, then its dependents start; `false`: the passed stage waits for a person's `/loom merge <stage>` or its Merge button (pinned to the commit its checks ran on), and its dependents wait with it; a stage's value wins over the plan's",
+  code: [
+    "app/engine/build-plan-spec.ts",
+    "src/orchestrator/merge-by-person.ts",
+    "src/orchestrator/handle-run.ts",
+  ],
+} as const;
 
 const CHANGE_IMPACT_NOT_RUN =
   "is not run yet: no baseline or compare command runs and no failure pattern is looked for; a stage passes or fails on its own checks";
@@ -98,15 +100,7 @@ export const PLAN_FIELDS: readonly FieldSupport[] = [
     does: "each stage is a branch, a check run and a session (fields below)",
     code: ["src/plan/read-loom-document.ts", "src/orchestrator/apply-plan.ts"],
   },
-  {
-    path: "auto_merge",
-    origin: "reference",
-    nullable: true,
-    support: "applied",
-    does: "a passed stage is merged into the pull request's branch by loom, then its dependents start",
-    code: ["src/orchestrator/handle-run.ts", "src/orchestrator/handle-merge.ts"],
-    unless: AUTO_MERGE_FALSE,
-  },
+  { path: "auto_merge", origin: "reference", nullable: true, support: "applied", ...AUTO_MERGE },
   ...listSandboxFields("sandbox", false),
   ...["", ".baseline_command", ".compare_command", ".failure_patterns", ".policy"].map(
     (key): FieldSupport => ({

@@ -1,5 +1,5 @@
 import type { FieldException, FieldOrigin, FieldSupport } from "./field-support.ts";
-import { AUTO_MERGE_FALSE, listPublishFields, listSandboxFields } from "./plan-field-support.ts";
+import { AUTO_MERGE, listPublishFields, listSandboxFields } from "./plan-field-support.ts";
 
 /** Stage fields (`stages[].…`); plan-level ones are in `plan-field-support.ts`. */
 
@@ -79,12 +79,7 @@ export const STAGE_FIELDS: readonly FieldSupport[] = [
     "listed to the session as the files it owns; overlapping files of parallel stages are warned about",
     ["src/signal/dynamic-section.ts", "src/plan/check-plan-warnings.ts"],
   ),
-  applied(
-    "auto_merge",
-    "a passed stage is merged into the pull request's branch by loom, then its dependents start",
-    ["src/orchestrator/handle-run.ts", "src/orchestrator/handle-merge.ts"],
-    { nullable: true, unless: AUTO_MERGE_FALSE },
-  ),
+  applied("auto_merge", AUTO_MERGE.does, AUTO_MERGE.code, { nullable: true }),
   applied("working_dir", "the checks run from there (default `.`)", CHECKS),
   applied(
     "stage_type",

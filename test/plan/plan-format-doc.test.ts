@@ -43,7 +43,10 @@ describe("docs/plan-format.md lists every field with what loom does with it", ()
           assert.ok(row.includes(`](../${file})`), `${field.path} links ${file}`);
       }
     }
-    assert.match(rows.get("auto_merge") ?? "", /\| applied; `false`: warned \|.*`false` is not honoured yet/);
+    assert.match(
+      rows.get("stages[].execution_mode") ?? "",
+      /\| applied; `team`: warned \|.*`team` is a hint loom does not act on/,
+    );
     assert.match(rows.get("stages[].sandbox.network.allowed_domains") ?? "", /\| warned \| as `sandbox` \|$/);
   });
 });

@@ -237,8 +237,8 @@ describe("every field of a reference plan is applied or warned about at its line
     const result = parsePlan(EVERY_FIELD_PATH, everyField);
     const at = (line: number) => result.warnings.find((w) => w.line === line)?.message;
     assert.equal(
-      at(13),
-      "`loom.auto_merge: false` is not honoured yet: loom merges a passed stage into the pull request's branch itself, without waiting for a person",
+      at(119),
+      'stage "fix-parser": `execution_mode: team` is a hint loom does not act on: the stage runs as one Claude Code session (the reference does not act on it either)',
     );
     assert.match(at(101) ?? "", /^stage "fix-parser": `sandbox` is not enforced yet: /);
     assert.equal(result.warnings.find((w) => w.line === 101)?.stage, "fix-parser");

@@ -214,13 +214,11 @@ describe("reasoning_effort, auto_merge, ultracode, execution_mode, subagent_time
     { name: "missing_field_parses_as_none", lines: [], warnings: [] },
     { name: "null_field_parses_as_none", lines: ["      reasoning_effort: null"], warnings: [] },
     {
-      name: "test_parse_auto_merge_stage_level (warned: a person does not merge here yet)",
+      name: "test_parse_auto_merge_stage_level: a person merges the stage",
       lines: ["      auto_merge: false"],
-      warnings: [
-        '13:7 stage "a": `auto_merge: false` is not honoured yet: loom merges a passed stage into the pull request\'s branch itself, without waiting for a person',
-      ],
+      warnings: [],
     },
-    { name: "auto_merge: true is what loom does", lines: ["      auto_merge: true"], warnings: [] },
+    { name: "auto_merge: true: loom merges it", lines: ["      auto_merge: true"], warnings: [] },
     {
       name: "ultracode_true_parses (warned)",
       lines: ["      ultracode: true"],
