@@ -4,10 +4,9 @@ import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { runStage } from "../../action/src/run-stage.ts";
-import { RunStageInputs } from "../../action/src/run-stage-inputs.ts";
 import { startFakeModelServer, type FakeModelServer, type FakeTurn } from "../support/fake-model-server.ts";
 import { CLAUDE_PATH, createSandbox, type Sandbox } from "../support/fake-model-sandbox.ts";
-import { planText } from "./run-stage-fixture.ts";
+import { inputs, PLAN_PATH, planText } from "./run-stage-fixture.ts";
 import { sandboxDeps } from "./sandbox-deps.ts";
 
 /*
@@ -18,7 +17,6 @@ import { sandboxDeps } from "./sandbox-deps.ts";
  * result line's `permission_denials` and the file the refused command would have written.
  */
 
-const PLAN_PATH = "doc/plans/PLAN-demo.md";
 const MODEL = "claude-opus-4-7";
 /** The action's own defaults, which the stage's values must win over. */
 const ACTION_DEFAULTS = {
@@ -71,14 +69,9 @@ async function runStageWith(contextBudget: number): Promise<Run> {
     { blocks: [{ type: "text", text: "Done." }] },
   ];
   const server = await startFakeModelServer({ turns });
-  const inputs = RunStageInputs.parse({
-    plan_path: PLAN_PATH,
-    plan_id: "PLAN-demo",
-    stage_id: "build",
-    attempt: "1",
+  const stageInputs = inputs({
     branch: "main",
     silence_timeout_minutes: "1",
-    check_timeout_minutes: "1",
     allowed_tools: ALLOWED_TOOLS,
     claude_path: wrapper,
     ...ACTION_DEFAULTS,
@@ -87,7 +80,7 @@ async function runStageWith(contextBudget: number): Promise<Run> {
     // loom's hooks are left out: they do not touch these settings, and their Stop gate only adds
     // turns (run-stage-claude.test.ts runs a stage with them).
     const run = await runStage(
-      inputs,
+      stageInputs,
       sandboxDeps(box, server.url, { uploadArtifact: () => Promise.resolve(), hooks: null }),
     );
     const recorded = existsSync(argvFile) ? await readFile(argvFile, "utf8") : "";

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parsePlan } from "../../src/plan/parse-plan.ts";
 import { HEADER, planMarkdown } from "./plan-markdown.ts";
+import { OPTIONAL_STAGE_FIELDS } from "./reference-schema.ts";
 
 /*
  * The reference CLI's own unit tests are the specification (cosmix/loom at 1c465307,
@@ -449,20 +450,6 @@ describe("change_impact, adjudication, code_review (types.rs)", () => {
 });
 
 describe("an explicit null on a field the reference reads as an Option counts as left out", () => {
-  const optional = [
-    "description",
-    "parallel_group",
-    "auto_merge",
-    "dead_code_check",
-    "context_budget",
-    "execution_mode",
-    "bug_fix",
-    "regression_test",
-    "model",
-    "reasoning_effort",
-    "code_review",
-    "subagent_timeout_secs",
-  ];
   it("on a stage: each of them parses as absent", () => {
     const lines = [
       ...HEADER,
@@ -471,12 +458,12 @@ describe("an explicit null on a field the reference reads as an Option counts as
       '      acceptance: ["npm test", {command: x, exit_code: null, stderr_empty: null, description: null}]',
       "      sandbox: {enabled: null, filesystem: null, permission_mode: null}",
       "      wiring_tests: [{name: n, command: x, description: null, success_criteria: {exit_code: null}}]",
-      ...optional.map((key) => `      ${key}: null`),
+      ...OPTIONAL_STAGE_FIELDS.map((key) => `      ${key}: null`),
     ];
     const result = parsePlan("doc/plans/PLAN-t.md", planMarkdown(lines));
     assert.ok(result.ok, JSON.stringify(result.ok ? null : result.errors));
     const [stage] = result.plan.stages;
-    for (const key of optional) assert.equal(key in (stage ?? {}), false, key);
+    for (const key of OPTIONAL_STAGE_FIELDS) assert.equal(key in (stage ?? {}), false, key);
     assert.deepEqual(stage?.acceptance[1], { command: "x" });
     assert.deepEqual(stage?.sandbox, {});
     assert.deepEqual(stage?.wiring_tests[0], { name: "n", command: "x", success_criteria: {} });
