@@ -98,9 +98,13 @@ export const STAGE_FIELDS: readonly FieldSupport[] = [
   applied("wiring_tests[].description", "shown with the check", CHECKS, { nullable: true }),
   applied("wiring_tests[].success_criteria", "what the command must show (default: exit code 0)", CHECKS),
   applied("wiring_tests[].success_criteria.exit_code", "the expected exit code", CHECKS, { nullable: true }),
-  ...["stdout_contains", "stdout_not_contains", "stderr_contains"].map((key) =>
-    applied(`wiring_tests[].success_criteria.${key}`, "strings the output must (not) contain", CHECKS),
-  ),
+  ...(
+    [
+      ["stdout_contains", "each string must appear in its output"],
+      ["stdout_not_contains", "no string may appear in its output"],
+      ["stderr_contains", "each string must appear in its error output"],
+    ] as const
+  ).map(([key, does]) => applied(`wiring_tests[].success_criteria.${key}`, does, CHECKS)),
   applied("wiring_tests[].success_criteria.stderr_empty", "`true`: no error output", CHECKS, {
     nullable: true,
   }),
