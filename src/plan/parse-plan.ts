@@ -1,6 +1,7 @@
 import { computeLevels } from "../graph/compute-levels.ts";
 import { checkDependencies } from "./check-dependencies.ts";
 import { checkPlanWarnings } from "./check-plan-warnings.ts";
+import { checkReferenceRules } from "./check-reference-rules.ts";
 import { checkStageFields } from "./check-stage-fields.ts";
 import { checkPlanId, checkStageIds } from "./check-stage-ids.ts";
 import { derivePlanId } from "./derive-plan-id.ts";
@@ -112,6 +113,7 @@ function checkLoom(
     reportStageKeys(entry.raw, entry.index, entry.stage.id, at, report);
     checkStageFields(entry, at, report);
   }
+  checkReferenceRules(loom.entries, at, report);
   checkStageIds(loom.entries, loom.declaredIds, at, report);
   const { graph, acyclic } = checkDependencies(loom.entries, loom.declaredIds, at, report);
   checkPlanWarnings(loom.entries, acyclic ? computeLevels(graph) : null, at, report);

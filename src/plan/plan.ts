@@ -1,9 +1,11 @@
 import { z } from "zod";
+import { SandboxConfig } from "./sandbox-config.ts";
 
 /**
  * The plan as the reference `loom` CLI (cosmix/loom) writes it: the YAML inside the
- * `<!-- loom METADATA -->` block. Every stage field of the reference CLI is accepted; keys this
- * schema does not name are kept (`.loose()`) and reported as warnings by the validator.
+ * `<!-- loom METADATA -->` block. Every field of the reference CLI's schema is read with its type
+ * (`loom/src/plan/schema/types.rs`); keys this schema does not name are kept (`.loose()`) and
+ * reported by the validator. What each field does here: `field-support.ts`.
  */
 
 export const STAGE_TYPES = ["standard", "knowledge", "integration-verify", "knowledge-distill"] as const;
@@ -75,6 +77,53 @@ export type DeadCodeCheck = z.infer<typeof DeadCodeCheck>;
 export const TruthCheck = AcceptanceCheck;
 export type TruthCheck = AcceptanceCheck;
 
+/** A bug-fix stage's regression test: a file that must exist and contain each `must_contain` string. */
+export const RegressionTest = z
+  .object({ file: z.string(), must_contain: z.array(z.string()).optional() })
+  .loose();
+export type RegressionTest = z.infer<typeof RegressionTest>;
+
+/** Review dimensions an integration-verify session must cover (`require_all` defaults to true). */
+export const CodeReviewConfig = z
+  .object({ dimensions: z.array(z.string()).optional(), require_all: z.boolean().optional() })
+  .loose();
+export type CodeReviewConfig = z.infer<typeof CodeReviewConfig>;
+
+/** Agent lanes a stage may delegate to, preferred first (the reference's closed set). */
+export const IMPLEMENTERS = ["claude", "codex"] as const;
+export const Implementer = z.enum(IMPLEMENTERS);
+export type Implementer = z.infer<typeof Implementer>;
+
+export const EXECUTION_MODES = ["single", "team"] as const;
+export const ExecutionMode = z.enum(EXECUTION_MODES);
+export type ExecutionMode = z.infer<typeof ExecutionMode>;
+
+/** Commands whose outputs before and after a stage are compared for unintended changes. */
+export const CHANGE_IMPACT_POLICIES = ["fail", "warn", "skip"] as const;
+export const ChangeImpactConfig = z
+  .object({
+    baseline_command: z.string(),
+    compare_command: z.string().optional(),
+    failure_patterns: z.array(z.string()).optional(),
+    policy: z.enum(CHANGE_IMPACT_POLICIES).optional(),
+  })
+  .loose();
+export type ChangeImpactConfig = z.infer<typeof ChangeImpactConfig>;
+
+/** The reference reads it as a u32. */
+const MAX_U32 = 4_294_967_295;
+export const AdjudicationConfig = z
+  .object({ max_amendments_per_stage: z.number().int().min(0).max(MAX_U32).optional() })
+  .loose();
+export type AdjudicationConfig = z.infer<typeof AdjudicationConfig>;
+
+/** loom's own publish flags (plan or stage; a stage's value wins): see action/src/publish/. */
+const PublishFlags = {
+  allow_workflow_changes: z.boolean().optional(),
+  allow_agent_config_changes: z.boolean().optional(),
+  allow_knowledge_edits: z.boolean().optional(),
+};
+
 export const Stage = z
   .object({
     id: z.string(),
@@ -95,19 +144,22 @@ export const Stage = z
     before_stage: z.array(TruthCheck).default([]),
     after_stage: z.array(TruthCheck).default([]),
     context_budget: z.number().min(1).max(100).optional(),
-    sandbox: z.record(z.string(), z.unknown()).optional(),
+    sandbox: SandboxConfig.optional(),
     model: z.string().optional(),
     reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
-    execution_mode: z.string().optional(),
+    execution_mode: ExecutionMode.optional(),
     bug_fix: z.boolean().optional(),
-    regression_test: z.unknown().optional(),
-    code_review: z.unknown().optional(),
-    implementers: z.unknown().optional(),
-    subagent_timeout_secs: z.number().int().positive().optional(),
+    regression_test: RegressionTest.optional(),
+    code_review: CodeReviewConfig.optional(),
+    ultracode: z.boolean().optional(),
+    implementers: z.array(Implementer).optional(),
+    /** The reference reads it as a u64 (0 included). */
+    subagent_timeout_secs: z.number().int().min(0).optional(),
     /** This stage's session spend cap in US dollars (`--max-budget-usd`); wins over the plan's. */
     max_budget_usd: z.number().positive().optional(),
     /** This stage's session turn cap (`--max-turns`); wins over the plan's. */
     max_turns: z.number().int().positive().optional(),
+    ...PublishFlags,
   })
   .loose();
 export type Stage = z.infer<typeof Stage>;
@@ -117,11 +169,14 @@ export const LoomMetadata = z
     version: z.literal(1),
     stages: z.array(Stage),
     auto_merge: z.boolean().optional(),
-    sandbox: z.record(z.string(), z.unknown()).optional(),
+    sandbox: SandboxConfig.optional(),
+    change_impact: ChangeImpactConfig.optional(),
+    adjudication: AdjudicationConfig.optional(),
     /** Every session's spend cap in US dollars, unless a stage sets its own. */
     max_budget_usd: z.number().positive().optional(),
     /** Every session's turn cap, unless a stage sets its own. */
     max_turns: z.number().int().positive().optional(),
+    ...PublishFlags,
   })
   .loose();
 export type LoomMetadata = z.infer<typeof LoomMetadata>;

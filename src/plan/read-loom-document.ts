@@ -6,6 +6,8 @@ import { describeZodIssues } from "./describe-zod-issues.ts";
 import { LoomMetadata, PLAN_LIMITS, Stage } from "./plan.ts";
 import type { YamlLocator } from "./yaml-locator.ts";
 import { reportPlanKeys } from "./report-unknown-keys.ts";
+import { checkSandboxConfig } from "./check-sandbox-config.ts";
+import { dropAbsentNulls } from "./drop-absent-nulls.ts";
 
 /**
  * A stage with its position in the list and the yaml it came from: one that passed the schema, or
@@ -37,8 +39,8 @@ export function readLoomDocument(value: unknown, at: YamlLocator, report: Diagno
   for (const key of Object.keys(value)) {
     if (key !== "loom") report.warning(`unknown key "${key}" next to \`loom:\` is ignored`, at.key([key]));
   }
-  const loom = value["loom"];
-  if (!isRecord(loom)) {
+  const written = value["loom"];
+  if (!isRecord(written)) {
     const near = "loom" in value ? null : findClosestName("loom", Object.keys(value));
     if (near !== null) {
       report.error(
@@ -55,6 +57,7 @@ export function readLoomDocument(value: unknown, at: YamlLocator, report: Diagno
     }
     return null;
   }
+  const loom = dropAbsentNulls(written);
   checkVersion(loom, at, report);
   const rest = RestOfLoom.safeParse(loom);
   if (!rest.success) {
@@ -63,6 +66,7 @@ export function readLoomDocument(value: unknown, at: YamlLocator, report: Diagno
     }
   }
   reportPlanKeys(loom, at, report);
+  if (loom["sandbox"] !== undefined) checkSandboxConfig(loom["sandbox"], ["loom", "sandbox"], at, report);
   const stages = readStages(loom, at, report);
   return { settings: rest.success ? rest.data : null, ...stages };
 }

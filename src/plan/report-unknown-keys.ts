@@ -1,44 +1,10 @@
 import type { Diagnostics } from "./diagnostics.ts";
-import {
-  AcceptanceCheck,
-  DeadCodeCheck,
-  LoomMetadata,
-  Stage,
-  SuccessCriteria,
-  TruthCheck,
-  WiringCheck,
-  WiringTest,
-} from "./plan.ts";
+import { PLAN_FIELD_TREE, STAGE_FIELD_TREE } from "./field-support.ts";
+import type { FieldNode, FieldSupport } from "./field-support.ts";
 import { findClosestName } from "./find-closest-name.ts";
 import { isRecord } from "./is-record.ts";
 import type { Location } from "./plan.ts";
-import type { YamlLocator } from "./yaml-locator.ts";
-
-/** Stage keys the reference CLI knows that do nothing on GitHub, with the reason. */
-const IGNORED_STAGE_KEYS: Readonly<Record<string, string>> = {
-  execution_backend: "stages run on GitHub Actions runners",
-  terminal_backend: "no terminal windows are opened on GitHub",
-  ultracode: "sessions run headless on GitHub Actions",
-  context_ceiling_tokens: "use `context_budget` (percent) to bound a session's context",
-  plan_overview: "not used here",
-  skills: "not used here",
-  contracts: "not used here",
-  harness: "not used here",
-  reachable: "not used here",
-};
-
-/** Plan-level keys the reference CLI knows that do nothing on GitHub. */
-const IGNORED_PLAN_KEYS: Readonly<Record<string, string>> = {
-  change_impact: "not used here",
-  adjudication: "criteria amendments are not made here",
-  context_ceiling_tokens: "use a stage's `context_budget` (percent)",
-  subagent_ceiling_tokens: "not used here",
-  ratchet_files: "not used here",
-  terminal_backend: "no terminal windows are opened on GitHub",
-};
-
-const STAGE_KEYS = new Set(Object.keys(Stage.shape));
-const PLAN_KEYS = new Set(Object.keys(LoomMetadata.shape));
+import type { YamlLocator, YamlPath } from "./yaml-locator.ts";
 
 /** Other tools' names for a stage key; written in a plan, they surely meant the loom key. */
 const STAGE_KEY_ALIASES: Readonly<Record<string, string>> = {
@@ -66,46 +32,20 @@ export function findMisspeltKey(
   return meant === null ? null : { meant, alsoWritten: Object.hasOwn(written, meant) };
 }
 
-/** An error for a misspelt key, a warning for any other unknown one; `field` and `meant` as shown. */
-function reportUnknownKey(
-  report: Diagnostics,
-  label: string,
-  field: string,
-  close: { meant: string; alsoWritten: boolean } | null,
-  where: Location,
-  id?: string,
-): void {
-  if (close && !close.alsoWritten) {
-    const message = `${label}unknown key \`${field}\` (did you mean \`${close.meant}\`?): as written it is not used; fix the spelling`;
-    report.error(message, where, id);
-    return;
-  }
-  const near = close ? ` (\`${close.meant}\` is set too)` : "";
-  report.warning(`${label}unknown key \`${field}\` is kept but not used${near}`, where, id);
-}
+/** Whose keys are walked: the plan's (named `loom.…`) or one stage's (named after the stage). */
+type Scope = { label: string; prefix: string; stage?: string };
 
 /**
- * Reports keys under \`loom:\` that loom does not know or ignores here: a warning, or an error
- * when the key looks like a misspelt plan key (see \`findMisspeltKey\`).
+ * Reports every key under `loom:` but the stages (see `reportStageKeys`): what `field-support.ts`
+ * warns about, and keys it does not know (a warning, or an error when misspelt).
  */
 export function reportPlanKeys(loom: Record<string, unknown>, at: YamlLocator, report: Diagnostics): void {
-  for (const key of Object.keys(loom)) {
-    if (PLAN_KEYS.has(key)) continue;
-    const reason = IGNORED_PLAN_KEYS[key];
-    if (reason) {
-      report.warning(`\`loom.${key}\` is ignored here: ${reason}`, at.key(["loom", key]));
-      continue;
-    }
-    const close = findMisspeltKey(key, PLAN_KEYS, loom);
-    const meant = close && { ...close, meant: `loom.${close.meant}` };
-    reportUnknownKey(report, "", `loom.${key}`, meant, at.key(["loom", key]));
-  }
+  // `stages` is known; its items are walked one by one.
+  const settings = Object.fromEntries(Object.entries(loom).filter(([key]) => key !== "stages"));
+  walkMapping(settings, PLAN_FIELD_TREE, ["loom"], "", { label: "", prefix: "loom." }, false, at, report);
 }
 
-/**
- * Reports stage keys loom does not know (a warning, or an error when misspelt: see
- * \`findMisspeltKey\`), and reference-CLI settings that mean nothing here.
- */
+/** Reports one stage's keys, nested ones included, the same way. */
 export function reportStageKeys(
   raw: Record<string, unknown>,
   index: number,
@@ -113,68 +53,115 @@ export function reportStageKeys(
   at: YamlLocator,
   report: Diagnostics,
 ): void {
-  const path = ["loom", "stages", index];
-  for (const key of Object.keys(raw)) {
-    if (STAGE_KEYS.has(key)) continue;
-    const reason = IGNORED_STAGE_KEYS[key];
-    if (reason) {
-      report.warning(`stage "${id}": \`${key}\` is ignored here: ${reason}`, at.key([...path, key]), id);
-      continue;
-    }
-    const close = findMisspeltKey(key, STAGE_KEYS, raw, STAGE_KEY_ALIASES);
-    reportUnknownKey(report, `stage "${id}": `, key, close, at.key([...path, key]), id);
-  }
-  reportNestedKeys(raw, path, id, at, report);
-  const lanes = raw["implementers"];
-  const others = Array.isArray(lanes) ? lanes.filter((lane) => lane !== "claude").map(String) : [];
-  if (others.length > 0) {
-    report.warning(
-      `stage "${id}": implementers ${others.join(", ")} are ignored here: each stage runs one Claude Code session on GitHub Actions`,
-      at.key([...path, "implementers"]),
-      id,
-    );
-  }
+  const scope = { label: `stage "${id}": `, prefix: "", stage: id };
+  walkMapping(raw, STAGE_FIELD_TREE, ["loom", "stages", index], "", scope, false, at, report);
 }
 
-/** Known keys of the check objects a stage holds, per stage field. */
-const CHECK_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
-  acceptance: new Set(Object.keys(AcceptanceCheck.shape)),
-  wiring: new Set(Object.keys(WiringCheck.shape)),
-  wiring_tests: new Set(Object.keys(WiringTest.shape)),
-  before_stage: new Set(Object.keys(TruthCheck.shape)),
-  after_stage: new Set(Object.keys(TruthCheck.shape)),
-};
-const DEAD_CODE_KEYS = new Set(Object.keys(DeadCodeCheck.shape));
-const SUCCESS_CRITERIA_KEYS = new Set(Object.keys(SuccessCriteria.shape));
-
-/** Reports unknown keys inside a stage's check objects (acceptance, wiring, …), misspelt ones as errors. */
-function reportNestedKeys(
-  raw: Record<string, unknown>,
-  path: readonly (string | number)[],
-  id: string,
+function walkMapping(
+  value: Record<string, unknown>,
+  known: FieldNode,
+  yaml: YamlPath,
+  shown: string,
+  scope: Scope,
+  warnedAbove: boolean,
   at: YamlLocator,
   report: Diagnostics,
 ): void {
-  const check = (where: (string | number)[], known: ReadonlySet<string>, value: unknown): void => {
-    if (!isRecord(value)) return;
-    for (const key of Object.keys(value)) {
-      if (known.has(key)) continue;
-      const field = [...where, key]
-        .map((part) => (typeof part === "number" ? `[${part}]` : `.${part}`))
-        .join("")
-        .slice(1);
-      const close = findMisspeltKey(key, known, value);
-      reportUnknownKey(report, `stage "${id}": `, field, close, at.key([...path, ...where, key]), id);
+  for (const key of Object.keys(value)) {
+    const child = value[key];
+    const branch = known.get(key);
+    // Locations are found only for what is reported: most keys are not.
+    const where = (): YamlPath => [...yaml, key];
+    const field = shown === "" ? key : `${shown}.${key}`;
+    if (branch === undefined) {
+      reportUnknownKey(key, value, known, field, scope, at.key(where()), report);
+      continue;
     }
-  };
-  for (const [field, known] of Object.entries(CHECK_KEYS)) {
-    const list = raw[field];
-    if (!Array.isArray(list)) continue;
-    list.forEach((item: unknown, i) => {
-      check([field, i], known, item);
-      if (field === "wiring_tests" && isRecord(item))
-        check([field, i, "success_criteria"], SUCCESS_CRITERIA_KEYS, item["success_criteria"]);
+    if (child === null || child === undefined) continue;
+    const warning = warnedAbove ? null : describeUnsupported(branch.field, child);
+    if (warning !== null) reportUnsupported(warning, child, field, scope, at.key(where()), report);
+    if (typeof child !== "object") continue;
+    const warned = warnedAbove || warning !== null;
+    const { fields, items } = branch;
+    if (!Array.isArray(child)) {
+      if (fields)
+        walkMapping(child as Record<string, unknown>, fields, where(), field, scope, warned, at, report);
+      continue;
+    }
+    if (items === undefined) continue;
+    child.forEach((item: unknown, i) => {
+      if (isRecord(item))
+        walkMapping(item, items, [...yaml, key, i], `${field}[${i}]`, scope, warned, at, report);
     });
   }
-  check(["dead_code_check"], DEAD_CODE_KEYS, raw["dead_code_check"]);
+}
+
+function reportUnsupported(
+  warning: { because: string; showValue: boolean },
+  value: unknown,
+  field: string,
+  scope: Scope,
+  where: Location,
+  report: Diagnostics,
+): void {
+  const written = warning.showValue ? `: ${renderValue(value)}` : "";
+  report.warning(
+    `${scope.label}\`${scope.prefix}${field}${written}\` ${warning.because}`,
+    where,
+    scope.stage,
+  );
+}
+
+/** Why `value` of a field is not honoured here, or null when it is. */
+function describeUnsupported(
+  entry: FieldSupport,
+  value: unknown,
+): { because: string; showValue: boolean } | null {
+  if (entry.support === "warned") return { because: entry.because, showValue: false };
+  if (entry.unless?.matches(value)) return { because: entry.unless.because, showValue: true };
+  return null;
+}
+
+/** A value as a plan writes it, short: `false`, `team`, `[codex, claude]`. */
+function renderValue(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(renderValue).join(", ")}]`;
+  if (isRecord(value)) return "{…}";
+  if (typeof value === "string") return /^[\w./-]+$/.test(value) ? value : JSON.stringify(value);
+  return String(value);
+}
+
+/** An error for a misspelt key, a warning for any other unknown one. */
+function reportUnknownKey(
+  key: string,
+  written: Record<string, unknown>,
+  parent: FieldNode,
+  field: string,
+  scope: Scope,
+  where: Location,
+  report: Diagnostics,
+): void {
+  const known = new Set(
+    [...parent].flatMap(([name, branch]) => (branch.field.origin === "other" ? [] : [name])),
+  );
+  const close = findMisspeltKey(key, known, written, parent === STAGE_FIELD_TREE ? STAGE_KEY_ALIASES : {});
+  const name = `${scope.prefix}${field}`;
+  // On the plan a key is named by its whole path; in a stage, a nested key by its own name.
+  const meant =
+    close &&
+    (scope.prefix === ""
+      ? close.meant
+      : `${scope.prefix}${[parentShown(field), close.meant].filter(Boolean).join(".")}`);
+  if (close && !close.alsoWritten) {
+    const message = `${scope.label}unknown key \`${name}\` (did you mean \`${meant}\`?): as written it is not used; fix the spelling`;
+    report.error(message, where, scope.stage);
+    return;
+  }
+  const near = close ? ` (\`${meant}\` is set too)` : "";
+  report.warning(`${scope.label}unknown key \`${name}\` is kept but not used${near}`, where, scope.stage);
+}
+
+/** `sandbox.network` for the field `sandbox.network.x`; `""` for a top-level key. */
+function parentShown(field: string): string {
+  const cut = field.lastIndexOf(".");
+  return cut === -1 ? "" : field.slice(0, cut);
 }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { createSqliteStore } from "../../app/store/sqlite-store.ts";
 import { INPUTS_START } from "../../scripts/inputs-table.ts";
+import { PLAN_FIELDS_START } from "../../src/plan/render-plan-fields.ts";
 import { REPO_ROOT, runShell, type CliRun } from "../cli/run-loom.ts";
 import { freshCheckout } from "../e2e/npm-start.ts";
 import { extractDocCommands, type DocCommand } from "./extract-doc-commands.ts";
@@ -89,6 +90,13 @@ const RUN_HERE: Record<string, Here> = {
       assert.ok(r.stdout.startsWith(`${INPUTS_START}\n`), "the block with its markers");
       const page = readFileSync(join(REPO_ROOT, "docs/configuration.md"), "utf8");
       assert.ok(page.includes(r.stdout), "docs/configuration.md holds it as printed");
+    },
+  },
+  "node scripts/print-plan-fields.ts": {
+    check: (r) => {
+      assert.ok(r.stdout.startsWith(`${PLAN_FIELDS_START}\n`), "the block with its markers");
+      const page = readFileSync(join(REPO_ROOT, "docs/plan-format.md"), "utf8");
+      assert.ok(page.includes(r.stdout), "docs/plan-format.md holds it as printed");
     },
   },
 };

@@ -14,7 +14,7 @@ const corpus = existsSync(corpusDir)
       .sort()
       .map((name) => [name, readFileSync(new URL(name, corpusDir), "utf8")] as const)
   : [];
-const fixtures = ["PLAN-complex.md", "PLAN-simple.md"]
+const fixtures = ["PLAN-complex.md", "PLAN-simple.md", "PLAN-every-field.md"]
   .map((name) => new URL(`../fixtures/plans/${name}`, import.meta.url))
   .filter((url) => existsSync(url))
   .map((url) => [url.pathname, readFileSync(url, "utf8")] as const);

@@ -37,11 +37,11 @@ describe("vague descriptions and unverified stages", () => {
         ...described("a", "one two three", ['      acceptance: ["x"]']),
         ...described("b", "one two three four", ['      artifacts: ["x"]', "      dependencies: [a]"]),
         ...described("c", "  Implement the parser, TODO later  ", [
-          "      wiring: [{source: a, pattern: b}]",
-          "      dependencies: [a]",
+          "      wiring: [{source: a, pattern: b, description: d}]",
+          "      dependencies: [a, b]",
         ]),
         ...described("d", "Write the tests and TBD", [
-          "      wiring_tests: [{command: x}]",
+          "      wiring_tests: [{name: n, command: x}]",
           "      dependencies: [a]",
         ]),
         ...described("e", "x".repeat(70), ["      dead_code_check: {command: x}", "      dependencies: [a]"]),

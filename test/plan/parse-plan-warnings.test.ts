@@ -73,7 +73,7 @@ const cases: Case[] = [
   {
     name: "codex implementers",
     yaml: [...HEADER, ...goodStage("a"), '      implementers: ["codex", "claude"]'],
-    fragment: "implementers codex are ignored here",
+    fragment: "`implementers: [codex, claude]` is ignored here",
     line: 14,
     column: 7,
   },
@@ -93,7 +93,7 @@ const cases: Case[] = [
       "  stages:",
       ...goodStage("a"),
     ],
-    fragment: "`loom.adjudication` is ignored here",
+    fragment: "`loom.adjudication` is not used yet",
     line: 8,
     column: 3,
   },
