@@ -10,8 +10,9 @@
  *    `<owner/name>/.github/workflows/loom-stage[-oidc].yml@R`; the App's release table
  *    (`src/release/loom-releases.ts`) gets R as this version, speaking the contract of this tree
  *    (`MAIN_CONTRACT`), so the App knows the pin; and CHANGELOG.md's `## Unreleased` section becomes
- *    the release's entry (what to pin, then that section, or the commits since the previous tag when
- *    it is missing or empty), with a new empty `## Unreleased` above it.
+ *    the release's entry (what to pin, then that section, or the commits since the previous release
+ *    when it is missing or empty: the table's newest release HEAD contains, else the newest tag),
+ *    with a new empty `## Unreleased` above it.
  *
  * Then it prints the two pushes that publish it: the branch, and the tag (a clone has no tags
  * unless they were pushed).
@@ -21,7 +22,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { addReleaseRow } from "../src/release/add-release-row.ts";
+import { addReleaseRow, readReleaseRows } from "../src/release/add-release-row.ts";
 import {
   addChangelogEntry,
   isReleaseVersion,
@@ -35,10 +36,27 @@ const RELEASE_TABLE = "src/release/loom-releases.ts";
 
 const git = (...args: string[]): string => execFileSync("git", args, { encoding: "utf8" }).trim();
 
-/** The newest tag reachable from HEAD that names a release (`v1.2.3`), or null. */
-function previousReleaseTag(): string | null {
+/**
+ * The previous release: the newest row of the release table whose commit HEAD contains (a clone
+ * has no tags), else the newest tag reachable from HEAD that names a release (`v1.2.3`); null for
+ * the first release. `tag` names it, `from` is where the commits since it start.
+ */
+function previousRelease(table: string): { tag: string; from: string } | null {
+  const contained = readReleaseRows(table).filter(({ sha }) => {
+    try {
+      git("merge-base", "--is-ancestor", sha, "HEAD");
+      return true;
+    } catch (error) {
+      // 1: not an ancestor; 128: a commit this clone does not have (another repository's release).
+      if ([1, 128].includes((error as { status?: number }).status ?? -1)) return false;
+      throw error;
+    }
+  });
+  const row = contained.at(-1);
+  if (row !== undefined) return { tag: `v${row.version}`, from: row.sha };
   const tags = git("tag", "--merged", "HEAD", "--sort=-creatordate", "--list", "v*").split("\n");
-  return tags.find((tag) => isReleaseVersion(tag.slice(1))) ?? null;
+  const tag = tags.find((name) => isReleaseVersion(name.slice(1)));
+  return tag === undefined ? null : { tag, from: tag };
 }
 
 function readText(file: string): string {
@@ -82,13 +100,13 @@ function release(argv: string[]): string {
   const table = readFileSync(RELEASE_TABLE, "utf8");
   // Refuses a table it cannot extend, or one naming the version already, before anything is written.
   addReleaseRow(table, { version, repository, sha: action, contract: MAIN_CONTRACT });
-  const previousTag = previousReleaseTag();
+  const previous = previousRelease(table);
   const subjects = git(
     "log",
     "--reverse",
     "--no-merges",
     "--format=%s",
-    ...(previousTag ? [`${previousTag}..HEAD`] : []),
+    ...(previous ? [`${previous.from}..HEAD`] : []),
   )
     .split("\n")
     // loom's own release commits say nothing new about what changed.
@@ -114,7 +132,7 @@ function release(argv: string[]): string {
     date,
     repository,
     releaseSha: released,
-    previousTag,
+    previousTag: previous?.tag ?? null,
     subjects,
     changes: takeUnreleased(changelog).unreleased ?? "",
   });

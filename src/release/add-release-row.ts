@@ -30,3 +30,9 @@ export function addReleaseRow(source: string, release: LoomRelease): string {
   ].join("\n");
   return `${source.slice(0, end)}\n${row}${source.slice(end)}`;
 }
+
+/** The releases `loom-releases.ts`'s source lists, oldest first: version and commit of each row. */
+export function readReleaseRows(source: string): { version: string; sha: string }[] {
+  const rows = source.matchAll(/version: "([^"]+)",\s*repository: "[^"]*",\s*sha: "([0-9a-f]{40})"/g);
+  return [...rows].map((row) => ({ version: row[1] ?? "", sha: row[2] ?? "" }));
+}

@@ -3,13 +3,21 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { addReleaseRow, ReleaseTableError } from "../../src/release/add-release-row.ts";
+import { addReleaseRow, readReleaseRows, ReleaseTableError } from "../../src/release/add-release-row.ts";
 import { LOOM_RELEASES } from "../../src/release/loom-releases.ts";
+import type { LoomRelease } from "../../src/release/loom-releases.ts";
 import { addChangelogEntry, takeUnreleased } from "../../src/release/render-changelog-entry.ts";
 import { CONTRACT_VERSIONS, STAGE_CONTRACTS } from "../../src/release/stage-contract.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const TABLE = readFileSync(join(ROOT, "src/release/loom-releases.ts"), "utf8");
+/** A release the table does not have (a version no real release will take soon). */
+const NEXT: LoomRelease = {
+  version: "99.1.0",
+  repository: "acme/loom",
+  sha: "f".repeat(40),
+  contract: "0.4",
+};
 
 describe("loom's release table", () => {
   it("names each release's commit in full, oldest first, each with a contract loom defines", () => {
@@ -36,20 +44,14 @@ describe("loom's release table", () => {
   });
 
   it("addReleaseRow appends a row the App then reads, in prettier's own shape", async () => {
-    const release = {
-      version: "0.4.0",
-      repository: "acme/loom",
-      sha: "f".repeat(40),
-      contract: "0.4",
-    } as const;
-    const text = addReleaseRow(TABLE, release);
+    const text = addReleaseRow(TABLE, NEXT);
     assert.ok(
       text.endsWith(
-        `  {\n    version: "0.4.0",\n    repository: "acme/loom",\n    sha: "${"f".repeat(40)}",\n    contract: "0.4",\n  },\n];\n`,
+        `  {\n    version: "99.1.0",\n    repository: "acme/loom",\n    sha: "${"f".repeat(40)}",\n    contract: "0.4",\n  },\n];\n`,
       ),
     );
     assert.equal(
-      text.replace(/ {2}\{\n {4}version: "0\.4\.0"[\s\S]*?\n {2}\},\n/, ""),
+      text.replace(/ {2}\{\n {4}version: "99\.1\.0"[\s\S]*?\n {2}\},\n/, ""),
       TABLE,
       "nothing else changes",
     );
@@ -58,10 +60,17 @@ describe("loom's release table", () => {
     try {
       writeFileSync(join(dir, "loom-releases.ts"), text);
       const loaded = (await import(join(dir, "loom-releases.ts"))) as { LOOM_RELEASES: unknown[] };
-      assert.deepEqual(loaded.LOOM_RELEASES, [...LOOM_RELEASES, release]);
+      assert.deepEqual(loaded.LOOM_RELEASES, [...LOOM_RELEASES, NEXT]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("readReleaseRows reads back every row, the one addReleaseRow added last", () => {
+    assert.deepEqual(readReleaseRows(addReleaseRow(TABLE, NEXT)), [
+      ...LOOM_RELEASES.map(({ version, sha }) => ({ version, sha })),
+      { version: "99.1.0", sha: "f".repeat(40) },
+    ]);
   });
 
   it("addReleaseRow refuses a version or a commit the table has, and a file without the table", () => {

@@ -200,9 +200,11 @@ describe("npm run release", () => {
     );
   });
 
-  it("a later release lists the commits since the previous tag, newest entry first", () => {
+  it("a later release lists the commits since the previous one, newest entry first, also in a clone without tags", () => {
     const dir = repository();
     assert.equal(run(dir, "acme/loom", "1.0.0").status, 0);
+    // A clone has no tags: the release table names the previous release commit.
+    git(dir, "tag", "-d", "v1.0.0");
     writeFileSync(join(dir, "README.md"), `${readFileSync(join(dir, "README.md"), "utf8")}\nMore.\n`);
     git(dir, "commit", "-q", "-am", "README: say more");
     const result = run(dir, "acme/loom", "1.1.0");
