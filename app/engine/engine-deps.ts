@@ -3,6 +3,7 @@ import type { ApiCalls } from "../github/effect-context.ts";
 import type { GitHubCache } from "../github/github-cache.ts";
 import type { LoomMetrics } from "../metrics/create-metrics.ts";
 import type { Store } from "../store/store.ts";
+import type { LoomRelease } from "../../src/release/loom-releases.ts";
 
 /** Everything the engine needs from outside, passed in (no globals, no environment). */
 export type EngineDeps = {
@@ -30,4 +31,6 @@ export type EngineDeps = {
    * interrupts is left leased, not failed, so releasing the leases hands it on at once.
    */
   stopping?: AbortSignal;
+  /** loom's releases a caller workflow's pin is looked up in (default: `LOOM_RELEASES`, this build's table). */
+  releases?: readonly LoomRelease[];
 };

@@ -1,6 +1,7 @@
 import type { CommandSource, OrchestratorEvent } from "../../src/orchestrator/events.ts";
 import { authorizeSender } from "../trust/authorize-sender.ts";
 import { applyEvents } from "./apply-events.ts";
+import { refreshCallers } from "./refresh-callers.ts";
 import type { EngineDeps } from "./engine-deps.ts";
 import { isPlanInRepo, loadPlansOfPull, type LoadedPlan } from "./plans-of-pull.ts";
 import { CheckSuiteDelivery, readRepo, type RepoOf } from "./webhook-fields.ts";
@@ -10,9 +11,11 @@ import { CheckSuiteDelivery, readRepo, type RepoOf } from "./webhook-fields.ts";
  * suite of that head as `check_suite.rerequested` (both buttons alike). Every plan shown on that
  * head re-runs its failed stages, as `/loom retry <stage>` would; the sender's permission is read
  * like for a comment. A suite of an older head shows no plan any more and changes nothing.
+ * `requested` (every push) on the default branch re-reads the caller workflow (`refreshCallers`).
  */
 export async function onCheckSuite(deps: EngineDeps, payload: unknown): Promise<void> {
   const parsed = CheckSuiteDelivery.safeParse(payload);
+  if (parsed.success && parsed.data.action === "requested") return refreshCallers(deps, parsed.data);
   if (!parsed.success || parsed.data.action !== "rerequested") return;
   const delivery = parsed.data;
   const suite = delivery.check_suite;

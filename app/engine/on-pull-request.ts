@@ -21,6 +21,7 @@ import { isStalePush } from "../../src/orchestrator/move-head.ts";
 import { isLoomProducedHead } from "./plans-of-pull.ts";
 import { isLateOwnPush, isOwnHead, isUntouchedOwnHead } from "./own-heads.ts";
 import type { EngineDeps } from "./engine-deps.ts";
+import { readCallerVerdict } from "./read-caller-verdict.ts";
 import { readRepoConfig, CONFIG_PATH } from "./read-repo-config.ts";
 import { readRepoFile } from "./read-repo-file.ts";
 import { reportPlanErrors } from "./report-plan-errors.ts";
@@ -151,6 +152,8 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
     delivery.sender.login === (await deps.getBotLogin()),
     stored,
   );
+  // Read once for the plans this delivery starts (none: not read); how loom serves the caller's pin.
+  let caller: ReturnType<typeof readCallerVerdict> | undefined;
   for (const { path, file: filePath } of kept) {
     const clash = findIdClash(path, paths, known);
     if (clash !== null) {
@@ -191,6 +194,7 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
         settings: {
           ...toSettings(config.config),
           ...(hasLiveHeartbeats(deps.serverUrl) ? {} : { liveHeartbeats: false }),
+          caller: await (caller ??= readCallerVerdict(deps, octokit, repo, settings.workflowFile)),
         },
         pr: {
           number: pull.number,

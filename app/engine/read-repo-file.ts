@@ -35,6 +35,11 @@ export async function readRepoFile(
     if (readStatus(error) === 404) return { found: false };
     throw toEffectError(`reading ${path} at ${ref}`, error);
   }
+  return decodeRepoFile(path, data);
+}
+
+/** A contents API answer for `path` as a file: its text (decoded), or why there is none. */
+export function decodeRepoFile(path: string, data: unknown): RepoFile {
   const file = FileContent.safeParse(data);
   if (!file.success) return { found: false };
   if (file.data.size > MAX_BYTES || file.data.content === undefined || file.data.encoding !== "base64") {

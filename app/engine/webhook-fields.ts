@@ -103,13 +103,15 @@ export function isResultCheckRun(payload: unknown): boolean {
 
 /**
  * "Re-run all checks" / "Re-run failed checks" (GitHub sends `check_suite.rerequested` only to
- * the App that owns the suite). `pull_requests` is empty and `head_branch` null when the head is
+ * the App that owns the suite); `requested`, sent for every push. `pull_requests` is empty and `head_branch` null when the head is
  * in a fork.
  */
 export const CheckSuiteDelivery = Envelope.extend({
   check_suite: z.object({
     id: z.number().int(),
     head_sha: z.string(),
+    /** The pushed branch (`requested` comes for every push: the default branch's re-read the caller). */
+    head_branch: z.string().nullable().default(null),
     pull_requests: z.array(z.object({ number: z.number().int() })).default([]),
   }),
 });

@@ -29,10 +29,14 @@ export async function readBranchHead(
  * Makes sure the stage branch exists before a retry's run: a branch an earlier attempt's publish
  * job pushed (the usual case: 1 request) is kept as it is; a missing one (the first attempt ended
  * before publishing) is created at the merge point's current head. A branch created concurrently
- * is kept too: GitHub answers 422 "Reference already exists" and the branch is there.
+ * is kept too: GitHub answers 422 "Reference already exists" and the branch is there. Before a
+ * stage's first run (`first`: a caller of an older stage workflow) no branch is expected and none
+ * is looked for: 2 requests (the merge point's head, the create), as loom 0.3 made; a claim after a
+ * failed one looks first.
  */
 export async function createBranch(ctx: EffectContext, effect: CreateBranch): Promise<OrchestratorEvent[]> {
-  if ((await readBranchHead(ctx, effect.type, effect.branch)) !== null) return [];
+  const looks = effect.first !== true || (ctx.attempt ?? 2) > 1;
+  if (looks && (await readBranchHead(ctx, effect.type, effect.branch)) !== null) return [];
   const sha = await readBranchHead(ctx, effect.type, effect.from);
   if (sha === null) {
     throw new EffectError(`merge point ${effect.from} is missing`, { status: 404, retryable: false });

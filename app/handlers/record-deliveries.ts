@@ -19,6 +19,9 @@ export const RECORDED_EVENTS = [
   "check_run.requested_action",
   "check_run.rerequested",
   "check_suite.rerequested",
+  // Every push; only one to the default branch is kept (`isDefaultBranchPush`): it may change the
+  // caller workflow, which loom then reads again.
+  "check_suite.requested",
   "workflow_run.in_progress",
   "workflow_run.completed",
 ] as const;
@@ -41,6 +44,7 @@ export function recordDeliveries(app: Probot, deps: RecordDeps): void {
     if (context.name === "issue_comment" && !mentionsLoom(context.payload)) return;
     if (context.name === "check_run" && isRunLifecycle(context.payload) && !isResultCheckRun(context.payload))
       return;
+    if (context.name === "check_suite" && !isRerequestOrDefaultPush(context.payload)) return;
     const fresh = await deps.store.recordDelivery({
       id: context.id,
       name: context.name,
@@ -57,6 +61,23 @@ export function recordDeliveries(app: Probot, deps: RecordDeps): void {
 function isRunLifecycle(payload: unknown): boolean {
   const action = (payload as { action?: unknown }).action;
   return action === "created" || action === "completed";
+}
+
+/** `check_suite.rerequested`, or `requested` for a push to the repository's default branch (other pushes: no row). */
+function isRerequestOrDefaultPush(payload: unknown): boolean {
+  const {
+    action,
+    check_suite: suite,
+    repository,
+  } = payload as {
+    action?: unknown;
+    check_suite?: { head_branch?: unknown };
+    repository?: { default_branch?: unknown };
+  };
+  return (
+    action !== "requested" ||
+    (suite?.head_branch !== undefined && suite.head_branch === repository?.default_branch)
+  );
 }
 
 /** Comments that cannot hold a command are not worth a row. */

@@ -12,7 +12,8 @@ export type Effect =
   | {
       /**
        * Makes sure the stage branch exists before a retry's run (the first attempt's publish job
-       * creates it): leaves an existing branch as it is, else creates it at the merge point's head.
+       * creates it; for a caller of an older stage workflow, before the first run too): leaves an
+       * existing branch as it is, else creates it at the merge point's head.
        */
       type: "createBranch";
       key: string;
@@ -21,6 +22,11 @@ export type Effect =
       branch: string;
       /** The merge point (`getMergePoint`): its current head is the start. */
       from: string;
+      /**
+       * Before the stage's first run (a caller of an older stage workflow): no branch is expected,
+       * so it is created without looking first (GitHub's 422 keeps one that exists).
+       */
+      first?: true;
     }
   | {
       type: "dispatchRun";

@@ -1,3 +1,4 @@
+import type { CallerVerdict } from "../caller/caller-verdict.ts";
 import type { CapsInForce } from "../config/resolve-plan-caps.ts";
 import type { SessionKind } from "../stage/stage-status.ts";
 import type { SessionReport } from "./session-report.ts";
@@ -78,6 +79,12 @@ export type Settings = {
   runnerNoticeMs?: number;
   /** A queued run is cancelled and dispatched once more after this long (default 60 min). */
   runnerTimeoutMs?: number;
+  /**
+   * What loom made of the caller workflow on the default branch when the plan started (or after a
+   * push there changed it): whether to create a stage branch before its first run, or dispatch nothing.
+   * Absent in plans started before loom read the caller: served as the 0.4 contract says.
+   */
+  caller?: CallerVerdict;
 };
 
 /** After this long queued, a run's check run says it waits for a runner (`runner_wait.notice_minutes`). */
@@ -172,6 +179,8 @@ export type OrchestratorEvent =
       untrusted?: boolean;
     }
   | { type: "plan.closed"; at: number; merged: boolean }
+  /** The caller workflow on the default branch changed (a push there): how loom serves it now. */
+  | { type: "caller.read"; at: number; caller: CallerVerdict }
   | {
       /**
        * The pull request's head moved to `headSha` from `before` (the push's own `before`; null when

@@ -1,6 +1,7 @@
 import { buildGraph } from "../graph/build-graph.ts";
 import type { Graph } from "../graph/build-graph.ts";
 import { isDependencySatisfied, readyStages } from "../graph/ready-stages.ts";
+import { createsBranchFirst, findCallerBlocker } from "../caller/caller-verdict.ts";
 import type { SessionKind } from "../stage/stage-status.ts";
 import { forecastPlanSpend, getPlanBudget } from "./forecast-spend.ts";
 import type { BudgetWait, PlanState, StageState } from "./state.ts";
@@ -33,6 +34,8 @@ export function countActiveSessions(state: PlanState): number {
 /** Why nothing may be dispatched now, or null when dispatching is allowed. */
 export function findDispatchBlocker(state: PlanState): string | null {
   if (state.closed) return "the pull request is closed";
+  const caller = findCallerBlocker(state.settings.caller);
+  if (caller !== null) return caller;
   if (state.hold) return "the pull request has the hold label";
   if (!state.trusted && state.approvedSha !== state.pr.headSha) {
     const why = state.distrusted === undefined ? "" : `${state.distrusted}: `;
@@ -147,20 +150,23 @@ function chooseKind(stage: StageState): SessionKind {
  * Dispatch the run; a `spawning` session. The first attempt's run starts from the merge point and
  * its publish job creates the stage branch (the stage workflow checks out `base` for attempt 1), so
  * the App writes nothing before the dispatch. A later attempt makes sure the branch exists first
- * (`createBranch` looks, and creates it only when no earlier publish did).
+ * (`createBranch` looks, and creates it only when no earlier publish did). A caller pinning an older
+ * stage workflow, or one loom cannot place (`createsBranchFirst`), gets the branch before attempt 1
+ * too: that workflow checks it out.
  */
 function dispatchSession(ctx: StepContext, stage: StageState, kind: SessionKind): void {
   const { state, at } = ctx;
   if (kind !== "merge" && !moveStage(ctx, stage, "executing")) return;
   const attempt = stage.sessions.length + 1;
   const branch = makeStageBranch(state, stage.id);
-  if (kind !== "merge" && stage.attempt > 0) {
+  if (kind !== "merge" && (stage.attempt > 0 || createsBranchFirst(state.settings.caller))) {
     emit(ctx, {
       type: "createBranch",
       key: makeStageKey(state, stage.id, attempt, "branch"),
       stageId: stage.id,
       branch,
       from: getMergePoint(state),
+      ...(stage.attempt === 0 ? { first: true as const } : {}),
     });
   }
   emit(ctx, {

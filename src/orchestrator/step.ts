@@ -108,6 +108,9 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
     case "plan.closed":
       closePlan(ctx, event.merged);
       return false;
+    case "caller.read":
+      ctx.state.settings = { ...ctx.state.settings, caller: event.caller };
+      return false;
     case "head.moved":
       applyForkInfo(ctx.state, event.fork);
       if (isStalePush(ctx.state, event.headSha, event.before)) return false;

@@ -35,6 +35,7 @@ function describeComment(state: PlanState | null): string {
     stages,
     state.budgetWait ?? null,
     state.budgetRaisedUsd ?? 0,
+    state.settings.caller ?? null,
   ]);
 }
 

@@ -10,6 +10,7 @@ import { escapeCell } from "./format-status.ts";
 import { renderForkNote } from "./render-fork-note.ts";
 import { renderMergeWaits } from "./render-merge-waits.ts";
 import { isWaitingForMerge } from "../orchestrator/is-waiting-for-merge.ts";
+import { isCallerRefused, renderCallerNote } from "./render-caller-note.ts";
 import { renamesPlanFile } from "../orchestrator/plan-file-lifecycle.ts";
 import { listStages, renderCounts, renderPlanSpend, renderStageTable } from "./render-stage-table.ts";
 import type { CheckRunView } from "./render-stage-check-run.ts";
@@ -22,7 +23,8 @@ export function getPlanCheckName(planId: string): string {
 /**
  * The plan's check: success once every stage is merged or skipped; failure when nothing runs any
  * more and a stage is stuck (action_required when every stuck stage waits for a person to merge
- * it); action_required while an untrusted plan waits for approval; cancelled when the pull request
+ * it), or nothing runs and the caller workflow cannot run stages (`isCallerRefused`);
+ * action_required while an untrusted plan waits for approval; cancelled when the pull request
  * closed first; otherwise in progress (queued while on hold).
  */
 export function getPlanCheckState(state: PlanState): CheckState {
@@ -45,6 +47,9 @@ export function getPlanCheckState(state: PlanState): CheckState {
     return archiving ? { status: "in_progress" } : { status: "completed", conclusion: "success" };
   }
   if (state.closed) return { status: "completed", conclusion: "cancelled" };
+  // Nothing can start while the caller cannot run stages (sessions already running may finish).
+  if (isCallerRefused(state) && !checks.some((c) => c.status === "in_progress"))
+    return { status: "completed", conclusion: "failure" };
   if (isAwaitingApproval(state)) return { status: "completed", conclusion: "action_required" };
   // Waiting for a person to raise the budget, with nothing left running.
   if (state.budgetWait && !checks.some((c) => c.status === "in_progress"))
@@ -78,6 +83,7 @@ function renderWarnings(state: PlanState): string[] {
 function renderTitle(state: PlanState): string {
   const stages = listStages(state).filter((s) => !s.removed);
   const merged = stages.filter((s) => s.merged).length;
+  if (isCallerRefused(state)) return "The caller workflow cannot run stages";
   if (isAwaitingApproval(state)) return "Waiting for approval";
   if (state.budgetWait) return `Waiting for budget: ${merged}/${stages.length} stages merged`;
   if (stages.some(isWaitingForMerge))
@@ -95,6 +101,7 @@ export function renderPlanCheckRun(state: PlanState, options: RenderOptions = {}
   const head = [
     renderCounts(state),
     "",
+    ...renderCallerNote(state),
     ...renderForkNote(state),
     ...(state.distrusted === undefined || !isAwaitingApproval(state)
       ? []

@@ -1,5 +1,5 @@
 import { createPrivateKey } from "../support/create-private-key.ts";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { afterEach } from "node:test";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,9 +12,12 @@ import type { LoomMetrics } from "../../app/metrics/create-metrics.ts";
 import { openStore } from "../../app/store/open-store.ts";
 import type { Store } from "../../app/store/store.ts";
 import type { StageResult } from "../../src/artifacts/stage-result.ts";
+import { LOOM_RELEASES } from "../../src/release/loom-releases.ts";
+import type { LoomRelease } from "../../src/release/loom-releases.ts";
+import { MAIN_CONTRACT } from "../../src/release/stage-contract.ts";
 import { mockGitHub } from "../support/github-mock.ts";
 import type { GitHubMock } from "../support/github-mock.ts";
-import { checkRunPayload, delivery, workflowRunPayload } from "../support/webhook-payloads.ts";
+import { checkRunPayload, delivery, REPO, workflowRunPayload } from "../support/webhook-payloads.ts";
 import { createFakeGitHub, nextSha } from "./fake-github.ts";
 import type { FakeGitHub } from "./fake-github.ts";
 
@@ -53,6 +56,30 @@ loom:
 <!-- END loom METADATA -->
 `;
 
+/** The caller workflow loom dispatches (`workflow: loom.yml`, the default), on the default branch. */
+export const CALLER_PATH = ".github/workflows/loom.yml";
+
+/**
+ * A release of loom that speaks this App's contract, added to the harness's release table: the
+ * default caller pins it, so the App serves stages as today's stage workflow expects. (Until a
+ * release of this contract is cut, no real pin could be current; after, this stands in for it.)
+ */
+export const CURRENT_RELEASE: LoomRelease = {
+  version: "99.0.0",
+  repository: "loom-dev/loom",
+  sha: "c0ffee0000000000000000000000000000000004",
+  contract: MAIN_CONTRACT,
+};
+
+/** examples/loom.yml (the quick start's caller) pinning `repository`'s stage workflow at `ref`. */
+export function callerPinning(ref: string, repository = "loom-dev/loom"): string {
+  const example = readFileSync(join(import.meta.dirname, "../../examples/loom.yml"), "utf8");
+  return example.replace(
+    /uses: [^\s]+\/\.github\/workflows\/loom-stage\.yml@\S+/,
+    `uses: ${repository}/.github/workflows/loom-stage.yml@${ref}`,
+  );
+}
+
 export type Instance = { probot: Probot; engine: Engine };
 
 export type Harness = {
@@ -81,7 +108,15 @@ export type HarnessOptions = {
   metrics?: LoomMetrics;
   /** The App's ETag cache, as `npm start` gives it (default: none, so no conditional requests). */
   cache?: GitHubCache;
+  /**
+   * The caller workflow on the default branch (default: `callerPinning(CURRENT_RELEASE.sha)`);
+   * null: none.
+   */
+  caller?: string | null;
 };
+
+/** The App's release table in the harness: loom's own, and `CURRENT_RELEASE`. */
+export const HARNESS_RELEASES: readonly LoomRelease[] = [...LOOM_RELEASES, CURRENT_RELEASE];
 
 export function createProbot(): Probot {
   return new Probot({
@@ -139,6 +174,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   fake.files.set(`${headSha}:${PLAN_PATH}`, options.planText ?? DIAMOND_PLAN);
   fake.pullFiles.set(1, ["README.md", PLAN_PATH]);
   fake.roles.set("alice", "write");
+  const caller = options.caller === undefined ? callerPinning(CURRENT_RELEASE.sha) : options.caller;
+  if (caller !== null) fake.files.set(`${REPO.defaultBranch}:${CALLER_PATH}`, caller);
   let time = Date.UTC(2026, 10, 22, 0, 0, 0);
   const clock = options.clock ?? (() => (time += 1000));
   const { probot, engine: loaded } = await loadInstance(
@@ -195,6 +232,7 @@ export async function loadInstance(
       workerId,
       botLogin: BOT,
       autoDrain: false,
+      releases: HARNESS_RELEASES,
       sleep: () => Promise.resolve(),
       ...(metrics === undefined ? {} : { metrics }),
       ...(cache === undefined ? {} : { cache }),

@@ -14,7 +14,16 @@ import { pullRequestPayload, REPO } from "../support/webhook-payloads.ts";
 import type { PullOptions } from "../support/webhook-payloads.ts";
 import { blobShaOf, createFakeGitHub, nextSha } from "./fake-github.ts";
 import type { FakeGitHub } from "./fake-github.ts";
-import { BOT, DIAMOND_PLAN, openTempStore, PLAN_PATH } from "./loom-harness.ts";
+import {
+  BOT,
+  CALLER_PATH,
+  callerPinning,
+  CURRENT_RELEASE,
+  DIAMOND_PLAN,
+  HARNESS_RELEASES,
+  openTempStore,
+  PLAN_PATH,
+} from "./loom-harness.ts";
 
 /*
  * The pull_request webhook as loom's engine takes it, called directly on a real temporary store
@@ -119,6 +128,7 @@ function setUp(options: { botLogin?: string | null; serverUrl?: string } = {}): 
   fake.files.set(`${head}:${PLAN_PATH}`, DIAMOND_PLAN);
   fake.pullFiles.set(pr, ["README.md", PLAN_PATH]);
   fake.roles.set("alice", "write");
+  fake.files.set(`main:${CALLER_PATH}`, callerPinning(CURRENT_RELEASE.sha));
   const lines: Line[] = [];
   let time = Date.UTC(2026, 10, 27, 10, 0, 0);
   const deps: EngineDeps = {
@@ -128,6 +138,7 @@ function setUp(options: { botLogin?: string | null; serverUrl?: string } = {}): 
     workerId: "w",
     log: pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line) as Line) }),
     getBotLogin: () => Promise.resolve(options.botLogin === undefined ? BOT : options.botLogin),
+    releases: HARNESS_RELEASES,
     ...(options.serverUrl === undefined ? {} : { serverUrl: options.serverUrl }),
   };
   const read = async (planPath = PLAN_PATH) => {
@@ -488,7 +499,10 @@ test("an opened pull request with a plan file records the plan, trusted, at its 
     `GET /repos/acme/.github/contents/${CONFIG}`,
     "GET /repos/acme/widgets/collaborators/alice/permission",
     `GET /repos/acme/widgets/contents/${PLAN_PATH}`,
+    // The caller workflow on the default branch, once the plan starts: how its pin is served.
+    `GET /repos/acme/widgets/contents/${CALLER_PATH}`,
   ]);
+  assert.deepEqual(state.settings.caller, { kind: "current", release: CURRENT_RELEASE.version });
   assert.deepEqual(
     s.lines.map((line) => line.msg),
     [],

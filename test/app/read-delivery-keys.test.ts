@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { readDeliveryKeys } from "../../app/engine/read-delivery-keys.ts";
-import { pullRequestPayload } from "../support/webhook-payloads.ts";
+import { checkSuitePayload, pullRequestPayload, pushSuitePayload } from "../support/webhook-payloads.ts";
 
 /* What the inbox keeps beside a delivery on receipt: its installation and its coalescing key. */
 
@@ -22,4 +22,18 @@ test("pushes, openings and reopenings of one pull request share a coalescing key
   const uninstalled = { ...upper };
   delete uninstalled["installation"];
   assert.deepEqual(readDeliveryKeys("pull_request", uninstalled).installationId, null);
+});
+
+test("pushes to one repository's default branch share a coalescing key: each reads the caller workflow as it is then", () => {
+  const push = (id: number) =>
+    readDeliveryKeys("check_suite", pushSuitePayload({ id, headBranch: "main", headSha: "1".repeat(40) }));
+  assert.deepEqual(push(1), { installationId: 4242, coalesceKey: "check_suite:caller:acme/widgets" });
+  assert.equal(push(2).coalesceKey, push(1).coalesceKey);
+  const rerun = checkSuitePayload({
+    id: 3,
+    headSha: "1".repeat(40),
+    pullNumbers: [1],
+    sender: { login: "alice" },
+  });
+  assert.equal(readDeliveryKeys("check_suite", rerun).coalesceKey, null, "each re-run is a person's command");
 });

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import { delivery, issueCommentPayload, pullRequestPayload } from "../support/webhook-payloads.ts";
+import {
+  delivery,
+  issueCommentPayload,
+  pullRequestPayload,
+  pushSuitePayload,
+  REPO,
+} from "../support/webhook-payloads.ts";
 import { startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 
@@ -25,6 +31,11 @@ test("a webhook is only recorded, once per delivery id, before any work or API c
   await h.probot.receive(delivery("check_suite", { action: "requested" }, "d-3"));
   // "Re-run all checks" / "Re-run failed checks": loom's failed stages run again.
   await h.probot.receive(delivery("check_suite", { action: "rerequested" }, "d-4"));
+  // A push: kept only for the default branch, where the caller workflow lives.
+  const push = (id: number, headBranch: string) =>
+    pushSuitePayload({ id, headBranch, headSha: "1".repeat(40) });
+  await h.probot.receive(delivery("check_suite", push(5, "feature/plan"), "d-5"));
+  await h.probot.receive(delivery("check_suite", push(6, REPO.defaultBranch), "d-6"));
   assert.equal(h.gh.requests.length, 0, "nothing is read from GitHub while answering");
   const claimed = await h.store.claimDeliveries("inspector", 10, 60_000, Date.now());
   assert.deepEqual(
@@ -32,8 +43,9 @@ test("a webhook is only recorded, once per delivery id, before any work or API c
     [
       ["d-1", "pull_request"],
       ["d-4", "check_suite"],
+      ["d-6", "check_suite"],
     ],
-    "the duplicate, a comment without a command and an event loom does not use are not stored",
+    "the duplicate, a comment without a command, a push elsewhere and an event loom does not use are not stored",
   );
   await h.finish();
   h = undefined;

@@ -4,6 +4,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
+import { MAIN_CONTRACT } from "../../src/release/stage-contract.ts";
 import { stampLoomRefs } from "../../src/release/stamp-loom-refs.ts";
 import { checkWorkflow } from "../workflows/check-workflow.ts";
 
@@ -13,7 +14,15 @@ const STAGE_WORKFLOWS = [".github/workflows/loom-stage.yml", ".github/workflows/
 const EXAMPLES = readdirSync(join(ROOT, "examples"))
   .filter((name) => name.endsWith(".yml"))
   .map((name) => `examples/${name}`);
-const SHIPPED = [...STAGE_WORKFLOWS, ...EXAMPLES, "README.md", "action/action.yml", "package.json"];
+const RELEASE_TABLE = "src/release/loom-releases.ts";
+const SHIPPED = [
+  ...STAGE_WORKFLOWS,
+  ...EXAMPLES,
+  "README.md",
+  "action/action.yml",
+  "package.json",
+  RELEASE_TABLE,
+];
 
 describe("stampLoomRefs", () => {
   const stage = readFileSync(join(ROOT, ".github/workflows/loom-stage.yml"), "utf8");
@@ -102,6 +111,10 @@ describe("npm run release", () => {
     const [docs, release, base] = git(dir, "log", "--format=%H", "-3").split("\n");
     assert.equal(base, bundle);
     assert.ok(result.stdout.includes(`release commit ${release}, tagged v1.0.0`));
+    assert.ok(
+      result.stdout.includes("\n  git push origin main && git push origin v1.0.0\n"),
+      `the exact pushes of the branch and the tag: ${result.stdout}`,
+    );
     assert.equal(git(dir, "rev-parse", "v1.0.0^{commit}"), release, "the tag names the release commit");
     assert.equal(git(dir, "cat-file", "-t", "v1.0.0"), "tag", "an annotated tag");
     assert.equal(JSON.parse(git(dir, "show", `${release}:package.json`)).version, "1.0.0");
@@ -110,6 +123,19 @@ describe("npm run release", () => {
     assert.match(changelog, /^## v1\.0\.0 \(\d{4}-\d{2}-\d{2}\)$/m);
     assert.ok(changelog.includes(`uses: acme/loom/.github/workflows/loom-stage.yml@${release}`));
     assert.match(changelog, /First release\. What it holds:\n\n- loom$/m);
+    assert.match(changelog, /^## Unreleased\n\n## v1\.0\.0 /m, "an empty Unreleased section above the entry");
+    // The App's release table knows the release commit, speaking this tree's contract.
+    const table = git(dir, "show", `${docs}:${RELEASE_TABLE}`);
+    assert.equal(
+      git(dir, "show", `${release}:${RELEASE_TABLE}`),
+      readFileSync(join(ROOT, RELEASE_TABLE), "utf8").trimEnd(),
+    );
+    assert.ok(
+      table.includes(
+        `  {\n    version: "1.0.0",\n    repository: "acme/loom",\n    sha: "${release}",\n    contract: "${MAIN_CONTRACT}",\n  },\n];`,
+      ),
+      table,
+    );
     for (const [file, steps] of [
       [".github/workflows/loom-stage.yml", 2],
       [".github/workflows/loom-stage-oidc.yml", 3],
@@ -137,9 +163,48 @@ describe("npm run release", () => {
     assert.equal(git(dir, "status", "--porcelain"), "");
   });
 
-  it("a later release lists the commits since the previous tag, newest entry first", () => {
+  it("a release's entry is CHANGELOG.md's Unreleased section, which starts empty again above it", () => {
+    const dir = repository();
+    const title = "# Changelog\n\nWhat changed for users.\n";
+    const older = "## v0.9.0 (2026-01-01)\n\nOld entry.\n";
+    writeFileSync(
+      join(dir, "CHANGELOG.md"),
+      `${title}\n## Unreleased\n\n- The App reads the caller's pin.\n- Pushing the tag is a release step.\n\n${older}`,
+    );
+    git(dir, "add", "CHANGELOG.md");
+    git(dir, "commit", "-q", "-m", "CHANGELOG: unreleased changes");
+    const result = run(dir, "acme/loom", "1.0.0");
+    assert.equal(result.status, 0, result.stderr);
+    const release = git(dir, "rev-parse", "v1.0.0^{commit}");
+    const changelog = readFileSync(join(dir, "CHANGELOG.md"), "utf8");
+    assert.equal(
+      changelog,
+      [
+        title,
+        "## Unreleased",
+        "",
+        `## v1.0.0 (${git(dir, "log", "-1", "--format=%cs", release)})`,
+        "",
+        `Release commit \`${release}\` (tag \`v1.0.0\`). Callers pin it:`,
+        "",
+        "```yaml",
+        `uses: acme/loom/.github/workflows/loom-stage.yml@${release}`,
+        "```",
+        "",
+        "- The App reads the caller's pin.",
+        "- Pushing the tag is a release step.",
+        "",
+        older,
+      ].join("\n"),
+      "the title kept, the section's text the entry, the commit subjects left out, the older entry below",
+    );
+  });
+
+  it("a later release lists the commits since the previous one, newest entry first, also in a clone without tags", () => {
     const dir = repository();
     assert.equal(run(dir, "acme/loom", "1.0.0").status, 0);
+    // A clone has no tags: the release table names the previous release commit.
+    git(dir, "tag", "-d", "v1.0.0");
     writeFileSync(join(dir, "README.md"), `${readFileSync(join(dir, "README.md"), "utf8")}\nMore.\n`);
     git(dir, "commit", "-q", "-am", "README: say more");
     const result = run(dir, "acme/loom", "1.1.0");
@@ -167,6 +232,13 @@ describe("npm run release", () => {
     const taken = run(dir, "acme/loom", "2.0.0");
     assert.equal(taken.status, 1);
     assert.match(taken.stderr, /the tag v2\.0\.0 exists already/);
+    const known = run(dir, "acme/loom", "0.3.0");
+    assert.equal(known.status, 1);
+    assert.match(
+      known.stderr,
+      /the release table already has version: "0\.3\.0"/,
+      "a clone has no tags: the table knows",
+    );
     assert.equal(git(dir, "rev-parse", "HEAD"), head);
     assert.equal(git(dir, "status", "--porcelain"), "");
   });

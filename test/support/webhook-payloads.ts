@@ -205,6 +205,26 @@ export function checkSuitePayload(options: CheckSuiteOptions): Json {
   });
 }
 
+/**
+ * A push, as GitHub tells every App with Checks: write: a new check suite for the pushed commit
+ * (`check_suite.requested`, from GitHub's own example of a push to the default branch).
+ */
+export function pushSuitePayload(options: {
+  id: number;
+  headBranch: string;
+  headSha: string;
+  sender?: User;
+}): Json {
+  return envelope("check_suite", "requested", options.sender ?? { login: "alice" }, {
+    check_suite: {
+      id: options.id,
+      head_branch: options.headBranch,
+      head_sha: options.headSha,
+      pull_requests: [],
+    },
+  });
+}
+
 export type WorkflowRunOptions = {
   id: number;
   /** The run name (`run-name:`), where loom's stage workflow puts the dispatch key. */

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
+import { MAIN_CONTRACT, STAGE_CONTRACTS } from "../../src/release/stage-contract.ts";
 
 /** The shipped workflow files the tests read, and the shapes of the fields they look at. */
 export const ROOT = join(import.meta.dirname, "..", "..");
@@ -11,18 +12,8 @@ export const EXAMPLES = readdirSync(join(ROOT, "examples"))
   .filter((name) => /\.ya?ml$/.test(name))
   .map((name) => join(ROOT, "examples", name));
 
-/** The inputs the app dispatches the caller with, all strings. */
-export const DISPATCH_INPUTS = [
-  "key",
-  "plan_path",
-  "plan_id",
-  "stage_id",
-  "attempt",
-  "kind",
-  "branch",
-  "base",
-  "previous_run_id",
-];
+/** The inputs the app dispatches the caller with, all strings: its contract's. */
+export const DISPATCH_INPUTS: string[] = [...STAGE_CONTRACTS[MAIN_CONTRACT].dispatchInputs];
 
 export type StepYaml = {
   id?: string;
