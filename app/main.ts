@@ -10,7 +10,7 @@
  */
 import { hostname } from "node:os";
 import path from "node:path";
-import { run } from "probot";
+import { run, type Logger } from "probot";
 import { readAppConfig } from "./config/app-config.ts";
 import { GITHUB_REQUEST_TIMEOUT_MS } from "./github/bound-github-fetch.ts";
 import { boundOctokit } from "./github/bound-octokit.ts";
@@ -18,7 +18,7 @@ import { createGitHubCache } from "./github/github-cache.ts";
 import { pacedOctokit } from "./github/paced-octokit.ts";
 import { UnthrottledOctokit } from "./github/unthrottled-octokit.ts";
 import { createLoomApp } from "./index.ts";
-import { limitWebhookBodies } from "./limit-webhook-body.ts";
+import { guardWebhookServers } from "./refuse-unsigned-webhooks.ts";
 import { acceptWebhooksAtRoot } from "./setup/accept-webhooks-at-root.ts";
 import { hasAppCredentials } from "./setup/has-app-credentials.ts";
 import { loadEnvFile } from "./setup/load-env-file.ts";
@@ -42,16 +42,25 @@ async function main(env: NodeJS.ProcessEnv): Promise<void> {
   }
   const envPath = path.join(process.cwd(), ".env");
   loadEnvFile(env, envPath);
-  // Bodies over GitHub's 25 MB webhook cap get 413 before Probot buffers them.
-  limitWebhookBodies();
+  const logs: LogHolder = { current: null };
+  // Bodies over GitHub's 25 MB webhook cap get 413 before Probot buffers them; unsigned, forged and
+  // unparseable webhooks get Probot's 400 and one warn line, before Probot logs their payloads.
+  guardWebhookServers({
+    secret: () => env["WEBHOOK_SECRET"],
+    paths: [env["WEBHOOK_PATH"] || "/api/github/webhooks", "/"],
+    log: () => logs.current ?? { warn: (data, message) => console.warn(message, data) },
+  });
   if (!hasAppCredentials(env)) {
-    await serveSetup({ envPath, env, startApp: () => startLoom(env), onStartFailed: fail });
+    await serveSetup({ envPath, env, startApp: () => startLoom(env, logs), onStartFailed: fail });
     return;
   }
-  await startLoom(env);
+  await startLoom(env, logs);
 }
 
-async function startLoom(env: NodeJS.ProcessEnv): Promise<void> {
+/** Probot's logger, once the App is loaded (the webhook guard logs with it). */
+type LogHolder = { current: Logger | null };
+
+async function startLoom(env: NodeJS.ProcessEnv, logs: LogHolder): Promise<void> {
   if (!env["WEBHOOK_SECRET"]) {
     throw new StartError(
       "WEBHOOK_SECRET is not set: set it to the App's webhook secret (the setup page writes it to .env); loom never accepts webhooks signed with a default secret",
@@ -101,6 +110,7 @@ async function startLoom(env: NodeJS.ProcessEnv): Promise<void> {
   const server = await run(
     async (app, options) => {
       loom.log = app.log;
+      logs.current = app.log;
       await loomApp(app, options);
       options.addHandler(await acceptWebhooksAtRoot(app));
     },
