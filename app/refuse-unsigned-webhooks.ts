@@ -2,6 +2,7 @@ import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { verify } from "@octokit/webhooks-methods";
 import { limitRequestBodies, WEBHOOK_BODY_LIMIT_BYTES } from "./limit-webhook-body.ts";
+import { hideAuthorization } from "./metrics/hide-authorization.ts";
 
 /** Why a webhook was refused: each is one warn line, `webhook refused: <reason>`. */
 export const REFUSALS = {
@@ -78,7 +79,8 @@ export function refuseUnsignedWebhooks(server: Server, options: WebhookGuardOpti
 
 /**
  * Guards every HTTP server of this process (Probot builds its own and does not hand it out) when it
- * sees its first request, before that request reaches any listener: first the body size
+ * sees its first request, before that request reaches any listener: the `Authorization` header
+ * is put out of the access log's reach (`hideAuthorization`), then the body size is checked
  * (`limitRequestBodies`: 413 over GitHub's 25 MB cap, before the body is read), then the signature.
  * Returns a function that stops guarding servers not seen yet.
  */
@@ -94,6 +96,7 @@ export function guardWebhookServers(
     // The last wrapper put in place runs first.
     refuseUnsignedWebhooks(server, options);
     limitRequestBodies(server, limit);
+    hideAuthorization(server);
   };
   subscribe("http.server.request.start", onStart);
   return () => unsubscribe("http.server.request.start", onStart);

@@ -42,6 +42,11 @@ export type Shutdown = {
    * soon as its HTTP server is closed, in the middle of the drain. Call it once `run` resolved.
    */
   takeOver(): void;
+  /**
+   * Drains as a signal does, for a failure that leaves loom unable to work (the drain thread
+   * ended): logs `loom stopping: <error>` and exits 1 whatever the drain's outcome.
+   */
+  failed(error: unknown): void;
 };
 
 /**
@@ -57,7 +62,7 @@ export function shutdownOnSignals(options: ShutdownOptions): Shutdown {
       setTimeout(run, ms);
     });
   const now = options.now ?? (() => performance.now());
-  let stopping: { signal: ShutdownSignal; at: number } | null = null;
+  let stopping: { signal: ShutdownSignal | null; at: number } | null = null;
   let exited = false;
   const exit = (code: number) => {
     if (exited) return;
@@ -77,15 +82,19 @@ export function shutdownOnSignals(options: ShutdownOptions): Shutdown {
     }
     stopping = { signal, at: now() };
     log.info({ signal, deadlineMs }, `loom stopping on ${signal}`);
+    drain(log, { signal }, true);
+  };
+  /** Runs `stop` under the deadline; exits 0 when it succeeded and `clean` says a clean stop is one. */
+  const drain = (log: ShutdownLog, data: object, clean: boolean) => {
     setTimer(() => {
       log.error({ deadlineMs }, `loom did not stop within ${deadlineMs / 1000} s; exiting anyway`);
       exit(1);
     }, deadlineMs);
     options.stop().then(
       (ok) => {
-        if (ok) log.info({ signal }, "loom stopped");
-        else log.error({ signal }, "loom stopped, with errors (above)");
-        exit(ok ? 0 : 1);
+        if (ok) log.info(data, "loom stopped");
+        else log.error(data, "loom stopped, with errors (above)");
+        exit(ok && clean ? 0 : 1);
       },
       (error: unknown) => {
         log.error({ err: error }, "loom could not stop cleanly");
@@ -100,6 +109,13 @@ export function shutdownOnSignals(options: ShutdownOptions): Shutdown {
     options.target.on(signal, listener);
   }
   return {
+    failed(error) {
+      if (stopping !== null) return;
+      stopping = { signal: null, at: now() };
+      const log = options.log();
+      log.error({ err: error, deadlineMs }, "loom stopping after a failure");
+      drain(log, {}, false);
+    },
     takeOver() {
       for (const [signal, listener] of listeners) {
         options.target.removeAllListeners(signal);

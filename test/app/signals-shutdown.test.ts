@@ -102,3 +102,19 @@ test("takeOver removes a listener that would exit in the middle of the drain (Pr
   assert.equal(probotRan, false);
   assert.deepEqual(exits, [0]);
 });
+
+test("a failure that leaves loom unable to work drains it and exits 1, even when the drain succeeds", async () => {
+  const { target, exits, lines, timers, shutdown } = setUp(() => Promise.resolve(true));
+  shutdown.failed(new Error("the drain thread ended unexpectedly"));
+  await flush();
+  assert.deepEqual(exits, [1]);
+  assert.deepEqual(lines, ["loom stopping after a failure", "loom stopped"]);
+  assert.deepEqual(
+    timers.map((t) => t.ms),
+    [5_000],
+    "under the same deadline",
+  );
+  target.emit("SIGTERM");
+  shutdown.failed(new Error("again"));
+  assert.deepEqual(exits, [1], "once");
+});

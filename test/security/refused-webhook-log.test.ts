@@ -1,11 +1,8 @@
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createAppProcess, type AppProcess } from "../e2e/app-process.ts";
+import { createIdleApp } from "../e2e/app-process.ts";
 
 const SECRET = "refused-webhook-secret";
 /** In every payload sent: no log line may carry it. */
@@ -21,29 +18,12 @@ function sign(body: string): string {
  * the refused webhook caused has been read too (one process writes its log in order).
  */
 describe("a refused webhook is one warn line, without its payload", { timeout: 60_000 }, () => {
-  let app: AppProcess;
-  let dir: string;
+  const { app } = createIdleApp(after, { name: "refused", webhookSecret: SECRET, pollMs: 60_000 });
   let sent = 0;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), "loom-refused-"));
-    app = createAppProcess({
-      githubUrl: "http://127.0.0.1:9",
-      webhookSecret: SECRET,
-      appId: 1,
-      botLogin: "loom[bot]",
-      sqlitePath: join(dir, "loom.sqlite"),
-      workerId: "refused",
-      pollMs: 60_000,
-      reconcileMs: 600_000,
-      cwd: dir,
-    });
     await app.start();
     await settle("start");
-  });
-  after(async () => {
-    await app.kill();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   /** Where the lines of the next request start: after the access line of `GET /ping?after=<tag>`. */
