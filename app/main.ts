@@ -26,6 +26,7 @@ import { serveSetup } from "./setup/serve-setup.ts";
 import { shutdownOnSignals } from "./shutdown-on-signals.ts";
 import { consoleShutdownLog, stopLoom, type RunningLoom } from "./stop-loom.ts";
 import { openStore } from "./store/open-store.ts";
+import { createSqliteWriteGate } from "./store/sqlite-write-gate.ts";
 import { SchemaTooNewError } from "./store/schema-version.ts";
 
 /** Thrown for a setting the operator must fix: printed as one line, no stack. */
@@ -72,9 +73,12 @@ async function startLoom(env: NodeJS.ProcessEnv, logs: LogHolder): Promise<void>
   } catch (error) {
     throw new StartError(error instanceof Error ? error.message : String(error), { cause: error });
   }
+  // SQLite: deliveries (which GitHub waits for) are written before the drain thread's next write.
+  const writeGate = createSqliteWriteGate();
   const store = await openStore({
     ...(config.databaseUrl === null ? {} : { databaseUrl: config.databaseUrl }),
     sqlitePath: config.sqlitePath,
+    writeGate: { shared: writeGate, role: "priority" },
   });
   // SIGINT and SIGTERM drain whatever of it is up by then (app/shutdown-on-signals.ts).
   const loom: RunningLoom = {
@@ -92,7 +96,7 @@ async function startLoom(env: NodeJS.ProcessEnv, logs: LogHolder): Promise<void>
   });
   // The engine (inbox, outbox, timers, reconcile) runs on a thread of its own, so this one answers
   // GitHub without waiting behind it (app/drain/drain-thread.ts).
-  const drain = startDrainThread({ env: definedOnly(env), workerId: loom.workerId }, (error) =>
+  const drain = startDrainThread({ env: definedOnly(env), workerId: loom.workerId, writeGate }, (error) =>
     shutdown.failed(error),
   );
   loom.engine = drain;

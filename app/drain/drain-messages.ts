@@ -2,10 +2,15 @@ import { z } from "zod";
 
 /** What the webhook thread tells the drain thread. */
 export const ToDrain = z.discriminatedUnion("type", [
-  /** A delivery was recorded: drain soon. */
-  z.object({ type: z.literal("wake") }),
-  /** A signed delivery came in (counted as received, by event). */
-  z.object({ type: z.literal("received"), event: z.string() }),
+  /**
+   * What came in since the last news (one message for a burst): signed deliveries by event name
+   * (counted as received), and whether one was recorded (`wake`: drain soon).
+   */
+  z.object({
+    type: z.literal("news"),
+    received: z.record(z.string(), z.number().int().positive()),
+    wake: z.boolean(),
+  }),
   /** A scrape: answer with the drain's metrics. */
   z.object({ type: z.literal("metrics"), id: z.number().int() }),
   /** Stop taking work, finish what is in flight (within `graceMs`), close the store, answer `stopped`. */
@@ -32,5 +37,7 @@ export const DrainData = z.object({
   env: z.record(z.string(), z.string()),
   /** This replica's name in leases (the same as the webhook thread's). */
   workerId: z.string().min(1),
+  /** SQLite: the webhook thread's deliveries are written first (`SqliteWriteGate`). */
+  writeGate: z.instanceof(SharedArrayBuffer),
 });
 export type DrainData = z.infer<typeof DrainData>;

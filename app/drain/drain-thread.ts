@@ -25,13 +25,14 @@ import { DrainData, ToDrain, type FromDrain } from "./drain-messages.ts";
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 
 async function main(port: NonNullable<typeof parentPort>): Promise<void> {
-  const { env, workerId } = DrainData.parse(workerData);
+  const { env, workerId, writeGate } = DrainData.parse(workerData);
   const config = readAppConfig(env);
   const store = await openStore({
     ...(config.databaseUrl === null ? {} : { databaseUrl: config.databaseUrl }),
     sqlitePath: config.sqlitePath,
     // The webhook thread migrated it before starting this one.
     migrate: false,
+    writeGate: { shared: writeGate, role: "yield" },
   });
   const halt = new AbortController();
   const stopping = halt.signal;
@@ -93,15 +94,15 @@ async function main(port: NonNullable<typeof parentPort>): Promise<void> {
   port.on("message", (raw: unknown) => {
     const message = ToDrain.parse(raw);
     switch (message.type) {
-      case "wake":
-        engine.wake();
-        return;
-      case "received":
-        metrics.deliveriesReceived.inc({ event: message.event });
+      case "news":
+        for (const [event, count] of Object.entries(message.received))
+          metrics.deliveriesReceived.inc({ event }, count);
+        if (message.wake) engine.wake();
         return;
       case "metrics":
         metrics.registry.metrics().then(
-          (text) => send({ type: "metrics", id: message.id, contentType: metrics.registry.contentType, text }),
+          (text) =>
+            send({ type: "metrics", id: message.id, contentType: metrics.registry.contentType, text }),
           (error: unknown) => send({ type: "metrics-failed", id: message.id, message: String(error) }),
         );
         return;
@@ -114,6 +115,7 @@ async function main(port: NonNullable<typeof parentPort>): Promise<void> {
   send({ type: "ready" });
 }
 
-if (parentPort === null) throw new Error("app/drain/drain-thread.ts runs as a worker thread (startDrainThread)");
+if (parentPort === null)
+  throw new Error("app/drain/drain-thread.ts runs as a worker thread (startDrainThread)");
 // A failure to start is thrown: the webhook thread gets it as the worker's `error` and stops.
 await main(parentPort);

@@ -69,6 +69,20 @@ export function startDrainThread(
     stopped?.({ ok: false, abandoned: true });
     if (!stopRequested) onFailure(error);
   };
+  // Deliveries of one turn of the event loop travel as one message: a burst costs one.
+  let news: { received: Record<string, number>; wake: boolean } | null = null;
+  const tell = (add: (next: { received: Record<string, number>; wake: boolean }) => void) => {
+    if (news === null) {
+      news = { received: {}, wake: false };
+      setImmediate(flush);
+    }
+    add(news);
+  };
+  const flush = () => {
+    if (news === null || exited) return;
+    send({ type: "news", ...news });
+    news = null;
+  };
   worker.on("message", (raw: unknown) => {
     const message = FromDrain.parse(raw);
     switch (message.type) {
@@ -98,8 +112,8 @@ export function startDrainThread(
 
   return {
     ready,
-    wake: () => send({ type: "wake" }),
-    received: (event) => send({ type: "received", event }),
+    wake: () => tell((next) => (next.wake = true)),
+    received: (event) => tell((next) => (next.received[event] = (next.received[event] ?? 0) + 1)),
     // A scrape during start-up waits for the thread (its start-up has no deadline of its own here).
     readMetrics: () =>
       ready.then(
@@ -125,6 +139,8 @@ export function startDrainThread(
                 reject(error);
               },
             });
+            // What was received before the scrape is counted in it.
+            flush();
             send({ type: "metrics", id });
           }),
       ),
@@ -134,6 +150,7 @@ export function startDrainThread(
       if (exited) return { abandoned: false };
       const { ok, abandoned } = await new Promise<{ ok: boolean; abandoned: boolean }>((resolve) => {
         stopped = resolve;
+        flush();
         send({ type: "stop", graceMs });
       });
       const timer = setTimeout(() => void worker.terminate(), EXIT_GRACE_MS);

@@ -20,16 +20,15 @@ function script(name: string, body: string): URL {
   return pathToFileURL(file);
 }
 
-const DATA = { env: { LOOM_WORKER_ID: "w" }, workerId: "w" };
+const DATA = { env: { LOOM_WORKER_ID: "w" }, workerId: "w", writeGate: new SharedArrayBuffer(4) };
 
 /** Answers like the real thread: counts wakes and receipts, serves them as metrics, stops on request. */
 const WELL_BEHAVED = script(
   "well-behaved",
-  `let wakes = 0; const received = [];
+  `let news = 0; let wakes = 0; const received = [];
 parentPort.on("message", (m) => {
-  if (m.type === "wake") wakes++;
-  if (m.type === "received") received.push(m.event);
-  if (m.type === "metrics") parentPort.postMessage({ type: "metrics", id: m.id, contentType: "text/plain; version=0.0.4", text: "wakes " + wakes + "\\nreceived " + received.join(",") + "\\nworker " + workerData.workerId + "\\n" });
+  if (m.type === "news") { news++; if (m.wake) wakes++; for (const [e, n] of Object.entries(m.received)) received.push(e + "×" + n); }
+  if (m.type === "metrics") parentPort.postMessage({ type: "metrics", id: m.id, contentType: "text/plain; version=0.0.4", text: "news " + news + "\\nwakes " + wakes + "\\nreceived " + received.join(",") + "\\nworker " + workerData.workerId + "\\n" });
   if (m.type === "stop") { parentPort.postMessage({ type: "stopped", ok: workerData.env.STOP_OK !== "no", abandoned: m.graceMs === 0 }); parentPort.close(); }
 });
 parentPort.postMessage({ type: "ready" });`,
@@ -40,11 +39,17 @@ describe("the drain thread, seen from the webhook thread", () => {
     const failures: unknown[] = [];
     const thread = startDrainThread(DATA, (error) => failures.push(error), WELL_BEHAVED);
     await thread.ready;
-    thread.wake();
+    thread.received("issue_comment");
     thread.wake();
     thread.received("issue_comment");
+    thread.received("pull_request");
+    thread.wake();
     const { text } = await thread.readMetrics();
-    assert.equal(text, "wakes 2\nreceived issue_comment\nworker w\n", "in order, before the scrape");
+    assert.equal(
+      text,
+      "news 1\nwakes 1\nreceived issue_comment×2,pull_request×1\nworker w\n",
+      "a burst is one message, sent before the scrape",
+    );
     assert.deepEqual(await thread.stop(0), { abandoned: true }, "the grace was passed on");
     assert.deepEqual(failures, []);
     await assert.rejects(thread.readMetrics(), DrainThreadError, "nothing to scrape once it ended");
@@ -59,7 +64,7 @@ describe("the drain thread, seen from the webhook thread", () => {
   it("a thread that ends unexpectedly is reported once, and scrapes waiting for it fail", async () => {
     const dies = script(
       "dies",
-      `parentPort.on("message", (m) => { if (m.type === "wake") process.exit(3); });
+      `parentPort.on("message", (m) => { if (m.type === "news") process.exit(3); });
 parentPort.postMessage({ type: "ready" });`,
     );
     const failures: DrainThreadError[] = [];
