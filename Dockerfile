@@ -1,12 +1,16 @@
 # syntax=docker/dockerfile:1
 #
-# loom's GitHub App (Probot) in a container; compose.yaml runs it with PostgreSQL and Redis.
+# loom's GitHub App (Probot) in a container, with the `loom` command (`docker run --rm <image> loom
+# usage`, `docker compose exec app loom validate …`); compose.yaml runs it with PostgreSQL and Redis.
 # Node.js 24 runs the TypeScript sources as they are: there is no build step.
 #
-# The base image is pinned to an exact Node.js release. A loom release also pins its digest
-# (node:24.21.0-bookworm-slim@sha256:<digest>, read with
-# `docker buildx imagetools inspect node:24.21.0-bookworm-slim`): no registry was reachable where
-# this file was written, so only the tag is pinned here.
+# The base image is pinned to an exact Node.js release. To pin it by digest as well (the same bytes
+# on every build), pass the image with its digest, read with
+# `docker buildx imagetools inspect node:24.21.0-bookworm-slim`:
+#   docker build --build-arg NODE_IMAGE=node:24.21.0-bookworm-slim@sha256:<digest> -t loom-app .
+#   docker compose build --build-arg NODE_IMAGE=node:24.21.0-bookworm-slim@sha256:<digest>
+# A loom release pins the digest here; no registry was reachable where this file was written, so
+# only the tag is pinned by default.
 ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 FROM ${NODE_IMAGE} AS deps
@@ -26,6 +30,10 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json package-lock.json app.yml ./
 COPY app ./app
 COPY src ./src
+# The `loom` command (bin/loom.js) and the action code it reads knowledge and learnings with.
+COPY bin ./bin
+COPY action/src ./action/src
+RUN ln -s /app/bin/loom.js /usr/local/bin/loom
 # The SQLite default (data/loom.sqlite) when no DATABASE_URL is set: mount a volume here.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node

@@ -1,4 +1,3 @@
-import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 
 /**
@@ -77,22 +76,4 @@ export function limitRequestBodies(server: Server, limit = WEBHOOK_BODY_LIMIT_BY
     if (hasBody(req)) readCounted(req, res, limit, pass);
     else pass();
   });
-}
-
-/**
- * Guards every HTTP server of this process (Probot builds its own and does not hand it out): the
- * guard is put in place when a server sees its first request, synchronously before that request
- * reaches any listener (`http.server.request.start` is published just before `request` is
- * emitted). Returns a function that stops guarding servers not seen yet.
- */
-export function limitWebhookBodies(limit = WEBHOOK_BODY_LIMIT_BYTES): () => void {
-  const guarded = new WeakSet<Server>();
-  const onStart = (message: unknown) => {
-    const { server } = message as { server: Server };
-    if (guarded.has(server)) return;
-    guarded.add(server);
-    limitRequestBodies(server, limit);
-  };
-  subscribe("http.server.request.start", onStart);
-  return () => unsubscribe("http.server.request.start", onStart);
 }

@@ -7,16 +7,21 @@ export type ShutdownLog = {
   error(data: object, message: string): void;
 };
 
+/**
+ * Stops an engine: its work in flight gets `graceMs` to finish, then its GitHub requests are
+ * abandoned (`abandoned`: that happened). An engine on this thread (`stopsWithGrace`), or the drain
+ * thread running one (`startDrainThread`).
+ */
+export type EngineStopper = { stop(graceMs: number): Promise<{ abandoned: boolean }> };
+
 /** What a running loom holds; filled in as `main.ts` starts it (a signal may come before all is up). */
 export type RunningLoom = {
   store: Store;
   workerId: string;
-  engine: Engine | null;
-  /** Probot's HTTP server (webhooks, /healthz, /metrics). */
+  engine: EngineStopper | null;
+  /** Probot's HTTP server (webhooks, /healthz, /metrics), and the metrics port's if any. */
   server: { stop(): Promise<void> } | null;
   log: ShutdownLog | null;
-  /** Aborted to abandon GitHub requests in flight (the engine's `stopping`, the Octokit's fetch). */
-  halt: AbortController | null;
 };
 
 /**
@@ -52,10 +57,7 @@ export async function stopLoom(
   const { server, engine } = loom;
   if (server !== null) await step("stopped taking webhooks", () => server.stop());
   if (engine !== null)
-    await step("stopped the engine; the work in flight is finished", () =>
-      stopEngine(engine, loom.halt, graceMs),
-    );
-  else loom.halt?.abort();
+    await step("stopped the engine; the work in flight is finished", () => engine.stop(graceMs));
   await step("released this worker's leases", async () => ({
     released: await loom.store.releaseLeases(loom.workerId),
     workerId: loom.workerId,
@@ -64,15 +66,22 @@ export async function stopLoom(
   return ok;
 }
 
-/** `engine.stop()`, abandoning GitHub requests in flight if it has not finished within `graceMs`. */
-async function stopEngine(engine: Engine, halt: AbortController | null, graceMs: number): Promise<object> {
-  const timer = setTimeout(() => halt?.abort(), graceMs);
-  try {
-    await engine.stop();
-  } finally {
-    clearTimeout(timer);
-  }
-  return { abandoned: halt?.signal.aborted ?? false };
+/**
+ * An engine on this thread as an `EngineStopper`: `engine.stop()`, aborting `halt` (the engine's
+ * `stopping`, its Octokit's fetch) if it has not finished within the grace.
+ */
+export function stopsWithGrace(engine: Pick<Engine, "stop">, halt: AbortController): EngineStopper {
+  return {
+    async stop(graceMs) {
+      const timer = setTimeout(() => halt.abort(), graceMs);
+      try {
+        await engine.stop();
+      } finally {
+        clearTimeout(timer);
+      }
+      return { abandoned: halt.signal.aborted };
+    },
+  };
 }
 
 /** Until Probot's logger exists (a signal during start-up): plain lines on the console. */

@@ -13,31 +13,46 @@ import { record } from "./targets.ts";
 
 const SECRET = "bench-ack";
 const RATE = 200;
+const METRICS_TOKEN = "bench-ack-metrics-token";
+/** Issue 13's target for the ack p99, on each store. */
+const TARGET_MS = 20;
 /** How long deliveries are sent (2 s with `--quick`). */
 const SECONDS = 5;
 const POSTGRES = process.env["LOOM_TEST_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
 
 /**
  * The real App (`node app/main.ts`) answering signed webhooks sent at 200 a second for 5 s (2 s
- * with `--quick`): the
- * time from sending a delivery to its 2xx (loom records it, then answers; the work comes after),
- * on SQLite and on PostgreSQL. GitHub itself refuses connections here, so the worker parks each
- * delivery quickly: the acks share the CPU with that work, as in production.
+ * with `--quick`): the time from sending a delivery to its 2xx (loom records it, then answers; the
+ * work comes after, in the App's drain thread), on SQLite and on PostgreSQL, each p99 against the
+ * 20 ms target. GitHub itself refuses connections here, so the drain thread parks each delivery
+ * quickly: the acks share the machine's cores with that work, as in production.
  */
 export async function benchAck(options: { quick?: boolean } = {}): Promise<void> {
   const seconds = options.quick ? 2 : SECONDS;
-  console.log(`| store | deliveries | rate | ack p50 | ack p99 | max | non-2xx |`);
-  console.log("|---|---:|---:|---:|---:|---:|---:|");
-  const worst: number[] = [];
+  console.log(
+    `| store | deliveries | rate | ack p50 | ack p99 | max | non-2xx | p99 ≤ ${TARGET_MS} ms | webhook thread's loop lag p99 / max |`,
+  );
+  console.log("|---|---:|---:|---:|---:|---:|---:|---|---:|");
+  const measured: { store: string; p99: number; failed: number }[] = [];
   for (const store of ["SQLite", "PostgreSQL"] as const) {
-    const p99 = await measure(store, seconds);
-    if (p99 !== null) worst.push(p99);
+    const result = await measure(store, seconds);
+    if (result !== null) measured.push({ store, ...result });
   }
-  const p99 = Math.max(...worst);
-  record("ack", { value: `${worst.map((ms) => `${ms.toFixed(1)} ms`).join(" / ")}`, pass: p99 <= 20 });
+  record("ack", {
+    value: measured
+      .map(
+        ({ store, p99, failed }) =>
+          `${store} ${p99.toFixed(1)} ms${failed > 0 ? ` (${failed} non-2xx)` : ""}`,
+      )
+      .join(" / "),
+    pass: measured.length === 2 && measured.every(({ p99, failed }) => failed === 0 && p99 <= TARGET_MS),
+  });
 }
 
-async function measure(store: "SQLite" | "PostgreSQL", seconds: number): Promise<number | null> {
+async function measure(
+  store: "SQLite" | "PostgreSQL",
+  seconds: number,
+): Promise<{ p99: number; failed: number } | null> {
   const dir = mkdtempSync(join(tmpdir(), "loom-bench-ack-"));
   const database = `loom_bench_ack_${process.pid}`;
   let databaseUrl: string | undefined;
@@ -66,9 +81,12 @@ async function measure(store: "SQLite" | "PostgreSQL", seconds: number): Promise
     pollMs: 1_000,
     reconcileMs: 600_000,
     cwd: dir,
+    env: { METRICS_TOKEN: METRICS_TOKEN },
   });
   try {
     await app.start();
+    // Waits for the drain thread to be up (a scrape does), and starts the loop-lag window afresh.
+    await readLoopLag(app.webhookUrl);
     const times: number[] = [];
     let failed = 0;
     const sends: Promise<void>[] = [];
@@ -85,10 +103,13 @@ async function measure(store: "SQLite" | "PostgreSQL", seconds: number): Promise
       );
     }
     await Promise.all(sends);
+    const lag = await readLoopLag(app.webhookUrl);
+    const p99 = percentile(times, 99);
+    const pass = failed === 0 && p99 <= TARGET_MS;
     console.log(
-      `| ${store} | ${RATE * seconds} | ${RATE}/s | ${percentile(times, 50).toFixed(1)} ms | ${percentile(times, 99).toFixed(1)} ms | ${Math.max(...times).toFixed(1)} ms | ${failed} |`,
+      `| ${store} | ${RATE * seconds} | ${RATE}/s | ${percentile(times, 50).toFixed(1)} ms | ${p99.toFixed(1)} ms | ${Math.max(...times).toFixed(1)} ms | ${failed} | ${pass ? "✅ pass" : "❌ miss"} | ${lag.p99.toFixed(1)} / ${lag.max.toFixed(1)} ms |`,
     );
-    return failed > 0 ? Number.POSITIVE_INFINITY : percentile(times, 99);
+    return { p99, failed };
   } finally {
     await app.kill();
     rmSync(dir, { recursive: true, force: true });
@@ -99,6 +120,21 @@ async function measure(store: "SQLite" | "PostgreSQL", seconds: number): Promise
       await admin.end();
     }
   }
+}
+
+/**
+ * The webhook thread's event-loop lag since the previous scrape (prom-client's
+ * `nodejs_eventloop_lag_*`, reset at each scrape), in ms: what the drain would add to the acks if
+ * it still ran on that loop, and what the machine itself adds (a thread waiting for a core).
+ */
+async function readLoopLag(webhookUrl: string): Promise<{ p99: number; max: number }> {
+  const response = await fetch(new URL("/metrics", webhookUrl), {
+    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+  });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`/metrics answered ${response.status}: ${text}`);
+  const read = (name: string) => 1000 * Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? NaN);
+  return { p99: read("nodejs_eventloop_lag_p99_seconds"), max: read("nodejs_eventloop_lag_max_seconds") };
 }
 
 /** One signed `issue_comment.created` (a `/loom` command), timed from send to answer. */

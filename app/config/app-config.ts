@@ -34,6 +34,17 @@ export const AppConfig = z.object({
    * `https://github.com`, or the GitHub Enterprise Server host Probot talks to (`GHE_HOST`).
    */
   serverUrl: z.url(),
+  /**
+   * Where `GET /metrics` is served. Safe by default: nowhere until the operator says. `port`
+   * (`METRICS_PORT`): a port of its own on `host` (`METRICS_HOST`, default 127.0.0.1), and not on
+   * the webhook port. `token` (`METRICS_TOKEN`): only to `Authorization: Bearer <token>`; on the
+   * webhook port when no `port` is given, on that port too when it is.
+   */
+  metrics: z.object({
+    port: z.number().int().min(1).max(65_535).nullable(),
+    host: z.string().min(1),
+    token: z.string().min(16).nullable(),
+  }),
 });
 export type AppConfig = z.infer<typeof AppConfig>;
 
@@ -57,7 +68,25 @@ export function readAppConfig(env: Record<string, string | undefined>): AppConfi
     workerId: nonEmpty(env["LOOM_WORKER_ID"]),
     githubThrottle: throttle === "on",
     serverUrl: readServerUrl(env),
+    metrics: readMetricsConfig(env),
   });
+}
+
+function readMetricsConfig(env: Record<string, string | undefined>): AppConfig["metrics"] {
+  const port = nonEmpty(env["METRICS_PORT"]);
+  if (port !== null && !/^\d{1,5}$/.test(port)) throw new Error("METRICS_PORT must be a port number");
+  if (port !== null && (Number(port) < 1 || Number(port) > 65_535))
+    throw new Error("METRICS_PORT must be between 1 and 65535");
+  const token = nonEmpty(env["METRICS_TOKEN"]);
+  if (token !== null && (token.length < 16 || /\s/.test(token)))
+    throw new Error(
+      "METRICS_TOKEN must be at least 16 characters, without spaces (e.g. `openssl rand -hex 24`)",
+    );
+  return {
+    port: port === null ? null : Number(port),
+    host: nonEmpty(env["METRICS_HOST"]) ?? "127.0.0.1",
+    token,
+  };
 }
 
 function nonEmpty(value: string | undefined): string | null {

@@ -2,6 +2,7 @@ import { defaultSqlitePath } from "./default-sqlite-path.ts";
 import { createPostgresStore } from "./postgres-store.ts";
 import { SchemaTooNewError } from "./schema-version.ts";
 import { createSqliteStore } from "./sqlite-store.ts";
+import type { SqliteWriteGate } from "./sqlite-write-gate.ts";
 import type { Store } from "./store.ts";
 
 export type OpenStoreOptions = {
@@ -13,6 +14,8 @@ export type OpenStoreOptions = {
   schema?: string;
   /** Run `migrate()` before returning (default true). */
   migrate?: boolean;
+  /** SQLite only: shared with another connection of this process (`SqliteWriteGate`). */
+  writeGate?: SqliteWriteGate;
 };
 
 export { defaultSqlitePath };
@@ -28,7 +31,10 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
           connectionString: options.databaseUrl,
           ...(options.schema === undefined ? {} : { schema: options.schema }),
         })
-      : createSqliteStore({ path: options.sqlitePath ?? defaultSqlitePath });
+      : createSqliteStore({
+          path: options.sqlitePath ?? defaultSqlitePath,
+          ...(options.writeGate === undefined ? {} : { writeGate: options.writeGate }),
+        });
   if (options.migrate ?? true) {
     try {
       await store.migrate();

@@ -16,6 +16,28 @@ export function runImmediate<T>(db: DatabaseSync, work: () => T): T {
   }
 }
 
+/** SQLite's result code for "database is locked": another connection holds the write lock. */
+const SQLITE_BUSY = 5;
+
+/**
+ * `BEGIN IMMEDIATE` without waiting: false, and no transaction, when another connection holds the
+ * write lock. SQLite's own wait (the busy timeout, `busyTimeoutMs`, restored after) sleeps inside
+ * the call, holding the thread and its event loop; a caller that must keep its loop free waits on
+ * the loop instead and tries again.
+ */
+export function tryBeginImmediate(db: DatabaseSync, busyTimeoutMs: number): boolean {
+  db.exec("PRAGMA busy_timeout = 0");
+  try {
+    db.exec("BEGIN IMMEDIATE");
+    return true;
+  } catch (error) {
+    if ((error as { errcode?: unknown }).errcode === SQLITE_BUSY) return false;
+    throw error;
+  } finally {
+    db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+  }
+}
+
 /** `Store.commitPlan` for SQLite; call it inside `runImmediate`. */
 export function commitSqlitePlan(db: DatabaseSync, key: PlanKey, input: CommitPlanInput): CommitPlanResult {
   const planKey = formatPlanKey(key);

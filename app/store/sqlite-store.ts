@@ -5,7 +5,8 @@ import type { SQLInputValue } from "node:sqlite";
 import { sqliteMigrations } from "./schema-sqlite.ts";
 import type { Migration } from "./schema-version.ts";
 import { planMigrations } from "./schema-version.ts";
-import { commitSqlitePlan, runImmediate } from "./sqlite-commit-plan.ts";
+import { commitSqlitePlan, runImmediate, tryBeginImmediate } from "./sqlite-commit-plan.ts";
+import { openWriteGate, type SqliteWriteGate } from "./sqlite-write-gate.ts";
 import {
   claimSqliteDeliveries,
   claimSqliteEffects,
@@ -36,6 +37,8 @@ export type SqliteStoreOptions = {
   busyTimeoutMs?: number;
   /** The schema steps (default loom's; tests pass others). */
   migrations?: readonly Migration[];
+  /** Shared with another connection of this process: whose writes come first (`SqliteWriteGate`). */
+  writeGate?: SqliteWriteGate;
 };
 
 /**
@@ -56,7 +59,8 @@ export type SqliteStoreOptions = {
  */
 export function createSqliteStore(options: SqliteStoreOptions): Store {
   if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
-  const db = new DatabaseSync(options.path, { timeout: options.busyTimeoutMs ?? 10_000 });
+  const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
+  const db = new DatabaseSync(options.path, { timeout: busyTimeoutMs });
   db.exec("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;");
   /** Runs `work` with its commit synced to disk before it returns (see above). */
   const synced = <T>(work: () => T): T => {
@@ -67,35 +71,71 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       db.exec("PRAGMA synchronous = NORMAL");
     }
   };
+  const gate = openWriteGate(options.writeGate, busyTimeoutMs);
   const all = (sql: string, ...params: SQLInputValue[]): Row[] => db.prepare(sql).all(...params);
-  const run = (sql: string, ...params: SQLInputValue[]): number =>
-    Number(db.prepare(sql).run(...params).changes);
-  const transact = <T>(work: () => T): T => runImmediate(db, work);
+  // A write outside a transaction takes the write lock too (inside one, it is held already).
+  const run = (sql: string, ...params: SQLInputValue[]): number => {
+    if (!db.isTransaction) gate.yieldToPriority();
+    return Number(db.prepare(sql).run(...params).changes);
+  };
+  const transact = <T>(work: () => T): T => {
+    gate.yieldToPriority();
+    return runImmediate(db, work);
+  };
 
   /*
    * Group commit: the deliveries that arrive while the process is busy are recorded together, in one
    * synced transaction, on the next turn of the event loop (one fsync for a burst, not one each).
-   * Each caller still gets its answer only once its delivery is on disk.
+   * Each caller still gets its answer only once its delivery is on disk. While another connection
+   * (`npm start`'s drain thread, a replica) holds the write lock, the batch waits on the event loop,
+   * a millisecond at a time, not in SQLite's busy handler, which would hold this thread and every
+   * webhook answer on it; deliveries arriving meanwhile join it. Bounded by the busy timeout.
    */
   let recording: {
     delivery: DeliveryInput;
     resolve: (fresh: boolean) => void;
     reject: (error: unknown) => void;
   }[] = [];
+  /** Since when the waiting batch has found the write lock taken (null: not waiting for it). */
+  let lockedSince: number | null = null;
   const recordWaiting = (): void => {
-    const batch = recording;
-    recording = [];
+    let batch: typeof recording = [];
     try {
-      const fresh = synced(() =>
-        transact(() =>
-          batch.map(
+      const fresh = synced(() => {
+        if (!tryBeginImmediate(db, busyTimeoutMs)) return null;
+        batch = recording;
+        recording = [];
+        try {
+          const inserted = batch.map(
             ({ delivery }) => run(insertDelivery(sqlitePlaceholder), ...deliveryValues(delivery)) === 1,
-          ),
-        ),
-      );
+          );
+          db.exec("COMMIT");
+          return inserted;
+        } catch (error) {
+          if (db.isTransaction) db.exec("ROLLBACK");
+          throw error;
+        }
+      });
+      if (fresh === null) {
+        if (lockedSince === null) {
+          lockedSince = performance.now();
+          gate.raise();
+        }
+        if (performance.now() - lockedSince < busyTimeoutMs) {
+          setTimeout(recordWaiting, 1);
+          return;
+        }
+        throw new Error(`the SQLite write lock was not free within ${busyTimeoutMs} ms`);
+      }
       batch.forEach(({ resolve }, index) => resolve(fresh[index] === true));
     } catch (error) {
-      for (const { reject } of batch) reject(error);
+      // The batch taken (rolled back), or, when it failed before, every delivery waiting.
+      for (const { reject } of [...batch, ...recording.splice(0)]) reject(error);
+    } finally {
+      if (recording.length === 0 && lockedSince !== null) {
+        lockedSince = null;
+        gate.lower();
+      }
     }
   };
 

@@ -1,7 +1,7 @@
 import type { OrchestratorEvent, PlanSpec } from "./events.ts";
 import type { PlanState, StageState } from "./state.ts";
 import type { StepContext } from "./step-context.ts";
-import { addNote, cancelActiveSession, moveStage } from "./step-context.ts";
+import { addNote, cancelActiveSession, makeBranchPrefix, moveStage } from "./step-context.ts";
 import { isDependencySatisfied } from "../graph/ready-stages.ts";
 import { requeueStage } from "./stage-actions.ts";
 
@@ -40,7 +40,7 @@ export function createPlanState(event: PlanOpened): PlanState {
     plan: event.plan,
     settings: event.settings,
     pr: { ...event.pr },
-    branchPrefix: `loom/pr-${event.pr.number}/${event.plan.id}`,
+    branchPrefix: makeBranchPrefix(event.pr.number, event.plan.id),
     ...(event.sharedPull === true ? { checkNamesWithPlan: true } : {}),
     trusted: event.trusted,
     approvedSha: null,

@@ -27,9 +27,15 @@ export function makeStageKey(state: PlanState, stageId: string, attempt: number,
 }
 
 /**
- * `loom/pr-<n>/<plan-id>/<stage-id>`: the pull request's number keeps two pull requests with the
- * same plan file name apart, the plan id two plans of one pull request.
+ * `loom/pr-<n>/<plan-id>`: where a plan's stage branches live. The pull request's number keeps two
+ * pull requests with the same plan file name apart, the plan id two plans of one pull request.
+ * `loom prompt` passes the placeholder `<n>` when it is given no pull request number.
  */
+export function makeBranchPrefix(pr: number | "<n>", planId: string): string {
+  return `loom/pr-${pr}/${planId}`;
+}
+
+/** `loom/pr-<n>/<plan-id>/<stage-id>` (`makeBranchPrefix`; `loom/<plan-id>/<stage-id>` for plans of loom 0.2). */
 export function makeStageBranch(state: PlanState, stageId: string): string {
   return `${state.branchPrefix ?? `loom/${state.plan.id}`}/${stageId}`;
 }

@@ -2,7 +2,7 @@ import type { Heartbeat } from "../artifacts/heartbeat.ts";
 import { describeCriterion } from "./describe-criterion.ts";
 import { fenceData } from "./fence-data.ts";
 import { renderGoalBackwardSection } from "./goal-backward-section.ts";
-import { stageBranchName, type SignalInput } from "./signal-input.ts";
+import type { SignalInput } from "./signal-input.ts";
 
 function renderTarget(input: SignalInput): string {
   const { plan, stage, kind, attempt } = input;
@@ -10,7 +10,7 @@ function renderTarget(input: SignalInput): string {
     `- **Plan**: ${plan.name} (\`${plan.id}\`, \`${plan.path}\`)`,
     `- **Stage**: ${stage.name} (\`${stage.id}\`)`,
     `- **Session**: ${kind}, attempt ${attempt}`,
-    `- **Branch**: \`${input.branch ?? stageBranchName(plan.id, stage.id)}\``,
+    `- **Branch**: \`${input.branch}\``,
   ];
   if (input.base !== undefined) lines.push(`- **Merge point**: \`${input.base}\``);
   lines.push(`- **working_dir**: \`${stage.working_dir}\` (acceptance criteria run from there)`);

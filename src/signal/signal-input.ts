@@ -34,8 +34,8 @@ export type SignalInput = {
   stage: Stage;
   kind: SessionKind;
   attempt: number;
-  /** The stage branch the session works on (default `loom/<plan-id>/<stage-id>`). */
-  branch?: string;
+  /** The stage branch the session works on (`makeStageBranchName`). */
+  branch: string;
   /** The merge point (the plan pull request's head branch), for merge sessions. */
   base?: string;
   /** The previous session's handoff (markdown), for recovery sessions. */
@@ -55,7 +55,3 @@ export type SignalInput = {
 
 /** The context share at which the action stops a session with a handoff, unless the stage says otherwise. */
 export const DEFAULT_CONTEXT_BUDGET_PERCENT = 65;
-
-export function stageBranchName(planId: string, stageId: string): string {
-  return `loom/${planId}/${stageId}`;
-}

@@ -12,6 +12,7 @@ test("the server's settings default sensibly and come from the environment", () 
     workerId: null,
     githubThrottle: true,
     serverUrl: "https://github.com",
+    metrics: { port: null, host: "127.0.0.1", token: null },
   });
   const config = readAppConfig({
     DATABASE_URL: "postgres://x@127.0.0.1/loom",
@@ -48,5 +49,20 @@ test("a bad interval stops the server with a clear message", () => {
   assert.throws(
     () => readAppConfig({ LOOM_GITHUB_THROTTLE: "fast" }),
     /LOOM_GITHUB_THROTTLE must be on or off/,
+  );
+});
+
+test("metrics are served nowhere until METRICS_PORT or METRICS_TOKEN says where", () => {
+  assert.deepEqual(readAppConfig({}).metrics, { port: null, host: "127.0.0.1", token: null });
+  assert.deepEqual(
+    readAppConfig({ METRICS_PORT: "9464", METRICS_HOST: "0.0.0.0", METRICS_TOKEN: "0123456789abcdef" })
+      .metrics,
+    { port: 9464, host: "0.0.0.0", token: "0123456789abcdef" },
+  );
+  assert.throws(() => readAppConfig({ METRICS_PORT: "metrics" }), /METRICS_PORT must be a port number/);
+  assert.throws(() => readAppConfig({ METRICS_PORT: "70000" }), /METRICS_PORT must be between 1 and 65535/);
+  assert.throws(
+    () => readAppConfig({ METRICS_TOKEN: "short" }),
+    /METRICS_TOKEN must be at least 16 characters/,
   );
 });

@@ -9,7 +9,7 @@ import { Probot, ProbotOctokit } from "probot";
 import type { Engine } from "../../app/engine/create-engine.ts";
 import { boundOctokit } from "../../app/github/bound-octokit.ts";
 import { createLoomApp } from "../../app/index.ts";
-import { stopLoom } from "../../app/stop-loom.ts";
+import { stopLoom, stopsWithGrace } from "../../app/stop-loom.ts";
 import { openStore } from "../../app/store/open-store.ts";
 import type { Store } from "../../app/store/store.ts";
 import { makeDiamond } from "../status/make-plan-state.ts";
@@ -114,10 +114,9 @@ async function stopNow(loom: Awaited<ReturnType<typeof startLoom>>, draining: Pr
   const running = {
     store: loom.store,
     workerId: WORKER,
-    engine: loom.engine,
+    engine: stopsWithGrace(loom.engine, loom.halt),
     server: null,
     log,
-    halt: loom.halt,
   };
   const ok = await stopLoom(running, log, 0);
   loom.markClosed();

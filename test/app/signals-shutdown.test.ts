@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
 import { test } from "node:test";
-import { shutdownOnSignals } from "../../app/shutdown-on-signals.ts";
+import { SIGNAL_ECHO_MS, shutdownOnSignals } from "../../app/shutdown-on-signals.ts";
 
 /** A fake process: signals are emitted by the test; exits, timers and log lines are recorded. */
 function setUp(stop: () => Promise<boolean>) {
@@ -9,6 +9,7 @@ function setUp(stop: () => Promise<boolean>) {
   const exits: number[] = [];
   const lines: string[] = [];
   const timers: { run: () => void; ms: number }[] = [];
+  const clock = { ms: 0 };
   const shutdown = shutdownOnSignals({
     target,
     log: () => ({
@@ -19,8 +20,9 @@ function setUp(stop: () => Promise<boolean>) {
     exit: (code) => exits.push(code),
     deadlineMs: 5_000,
     setTimer: (run, ms) => timers.push({ run, ms }),
+    now: () => clock.ms,
   });
-  return { target, exits, lines, timers, shutdown };
+  return { target, exits, lines, timers, shutdown, clock };
 }
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
@@ -52,12 +54,32 @@ test("a drain with a failed step exits 1", async () => {
 });
 
 test("a second signal forces the exit at once", async () => {
-  const { target, exits, lines } = setUp(() => new Promise(() => undefined));
+  const { target, exits, lines, clock } = setUp(() => new Promise(() => undefined));
   target.emit("SIGINT");
+  clock.ms += SIGNAL_ECHO_MS;
   target.emit("SIGINT");
   await flush();
   assert.deepEqual(exits, [1]);
   assert.deepEqual(lines, ["loom stopping on SIGINT", "loom forced to stop by a second SIGINT"]);
+});
+
+test("the same signal twice within a second is one request (Ctrl-C reaches npm and loom, npm passes it on)", async () => {
+  const { target, exits, lines, clock } = setUp(() => new Promise(() => undefined));
+  target.emit("SIGINT");
+  clock.ms += 2;
+  target.emit("SIGINT");
+  await flush();
+  assert.deepEqual(exits, [], "still draining");
+  assert.deepEqual(lines, ["loom stopping on SIGINT", "loom already stopping; the same SIGINT again"]);
+});
+
+test("another signal within that second still forces the exit", async () => {
+  const { target, exits, lines } = setUp(() => new Promise(() => undefined));
+  target.emit("SIGTERM");
+  target.emit("SIGINT");
+  await flush();
+  assert.deepEqual(exits, [1]);
+  assert.equal(lines.at(-1), "loom forced to stop by a second SIGINT");
 });
 
 test("the deadline forces the exit when the drain hangs", () => {
@@ -79,4 +101,20 @@ test("takeOver removes a listener that would exit in the middle of the drain (Pr
   await flush();
   assert.equal(probotRan, false);
   assert.deepEqual(exits, [0]);
+});
+
+test("a failure that leaves loom unable to work drains it and exits 1, even when the drain succeeds", async () => {
+  const { target, exits, lines, timers, shutdown } = setUp(() => Promise.resolve(true));
+  shutdown.failed(new Error("the drain thread ended unexpectedly"));
+  await flush();
+  assert.deepEqual(exits, [1]);
+  assert.deepEqual(lines, ["loom stopping after a failure", "loom stopped"]);
+  assert.deepEqual(
+    timers.map((t) => t.ms),
+    [5_000],
+    "under the same deadline",
+  );
+  target.emit("SIGTERM");
+  shutdown.failed(new Error("again"));
+  assert.deepEqual(exits, [1], "once");
 });

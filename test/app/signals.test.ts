@@ -1,38 +1,23 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, it } from "node:test";
 import { openStore } from "../../app/store/open-store.ts";
-import { createAppProcess } from "../e2e/app-process.ts";
+import { createIdleApp } from "../e2e/app-process.ts";
 
-/** The real `node app/main.ts` on a fresh SQLite file; GitHub is never called while it idles. */
-function startApp(t: { after: (fn: () => Promise<void> | void) => void }) {
-  const dir = mkdtempSync(join(tmpdir(), "loom-signals-"));
-  const app = createAppProcess({
-    githubUrl: "http://127.0.0.1:9",
-    webhookSecret: "signals-secret",
-    appId: 1,
-    botLogin: "loom[bot]",
-    sqlitePath: join(dir, "loom.sqlite"),
-    workerId: "signals",
-    pollMs: 200,
-    reconcileMs: 60_000,
-    cwd: dir,
-  });
-  t.after(async () => {
-    await app.kill();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return { app, sqlitePath: join(dir, "loom.sqlite") };
-}
+const TOKEN = "signals-metrics-token";
 
 describe("the App process drains on SIGINT and SIGTERM", { timeout: 90_000 }, () => {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     it(`${signal}: stops taking work, releases its leases, closes the store, logs it and exits 0`, async (t) => {
-      const { app, sqlitePath } = startApp(t);
+      // The real `node app/main.ts` on a fresh SQLite file; GitHub is never called while it idles.
+      const { app, sqlitePath } = createIdleApp((fn) => t.after(fn), {
+        name: "signals",
+        webhookSecret: "signals-secret",
+        env: { METRICS_TOKEN: TOKEN },
+      });
       await app.start();
-      const metrics = await fetch(new URL("/metrics", app.webhookUrl));
+      const metrics = await fetch(new URL("/metrics", app.webhookUrl), {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
       assert.equal(metrics.status, 200, "the real entry serves /metrics");
       assert.match(await metrics.text(), /^loom_inbox_depth 0$/m);
       // Bounded: stop() sends SIGKILL after 15 s, which would end with signal SIGKILL, not code 0.

@@ -1,12 +1,17 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { learningFilePath, learningId, renderLearningFile } from "../../src/knowledge/learning-file.ts";
 import { LEARNING_USES_DIR, renderLearningUse } from "../../src/knowledge/learning-use.ts";
 import type { RecordedLearning } from "../../src/knowledge/learning.ts";
+import { buildPlanSpec } from "../../app/engine/build-plan-spec.ts";
+import { DEFAULT_SETTINGS } from "../../src/orchestrator/events.ts";
+import { step } from "../../src/orchestrator/step.ts";
+import { makeStageBranch } from "../../src/orchestrator/step-context.ts";
+import { parsePlan } from "../../src/plan/parse-plan.ts";
 import { runLoom } from "./run-loom.ts";
 
 const FIXTURE = "test/fixtures/plans/PLAN-complex.md";
@@ -16,7 +21,7 @@ describe("loom prompt <plan> <stage>", () => {
     const { code, stdout, stderr } = runLoom(["prompt", FIXTURE, "api"]);
     assert.equal(code, 0, stderr);
     assert.match(stdout, /\*\*Stage\*\*: .*\(`api`\)/);
-    assert.match(stdout, /`loom\/PLAN-complex\/api`/);
+    assert.match(stdout, /- \*\*Branch\*\*: `loom\/pr-<n>\/PLAN-complex\/api`/, "the form, without --pr");
     assert.match(stdout, /## Acceptance Criteria/);
     const order = ["## Session Rules", "## Target", "## Assignment", "## Immediate Tasks"].map((h) =>
       stdout.indexOf(h),
@@ -127,6 +132,32 @@ describe("loom prompt <plan> <stage>", () => {
     assert.equal(after.code, 0, after.stderr);
     const [p1, f1] = order(after.stdout);
     assert.ok(f1! >= 0 && p1! < f1!, "the learning whose stage passed comes first");
+  });
+
+  it("names the stage branch the App dispatches the session on, with --pr", () => {
+    const { code, stdout, stderr } = runLoom(["prompt", FIXTURE, "api", "--pr", "12"]);
+    assert.equal(code, 0, stderr);
+    const printed = /- \*\*Branch\*\*: `([^`]+)`/.exec(stdout)?.[1];
+    // The orchestrator's own state for that plan on pull request 12.
+    const parsed = parsePlan(FIXTURE, readFileSync(FIXTURE, "utf8"));
+    assert.ok(parsed.ok);
+    const { state } = step(null, {
+      type: "plan.opened",
+      at: 1_000_000,
+      plan: buildPlanSpec(parsed.plan, "0".repeat(40)),
+      settings: DEFAULT_SETTINGS,
+      pr: { number: 12, headRef: "feature", headSha: "1".repeat(40), baseRef: "main" },
+      trusted: true,
+      labels: [],
+    });
+    assert.equal(printed, makeStageBranch(state, "api"));
+    assert.equal(printed, "loom/pr-12/PLAN-complex/api");
+  });
+
+  it("refuses a --pr that is not a pull request number, exit 2", () => {
+    const { code, stderr } = runLoom(["prompt", FIXTURE, "api", "--pr", "x"]);
+    assert.equal(code, 2);
+    assert.match(stderr, /--pr must be a pull request number/);
   });
 
   it("prints a merge session's task when asked for --kind merge", () => {

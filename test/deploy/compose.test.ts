@@ -33,6 +33,9 @@ function withDefaults(value: string): string {
   return value.replace(/\$\{\w+:-([^}]*)\}/g, "$1");
 }
 
+/** The PostgreSQL password as compose.yaml must write it: required, with the fix in the error. */
+const REQUIRED_PASSWORD = "${POSTGRES_PASSWORD:?set POSTGRES_PASSWORD in .env}";
+
 describe("compose.yaml", () => {
   it("has the App, PostgreSQL and Redis, each with a healthcheck", () => {
     for (const [name, service] of Object.entries(compose.services)) {
@@ -57,13 +60,16 @@ describe("compose.yaml", () => {
   });
 
   it("wires DATABASE_URL to the postgres service's user, password and database", () => {
-    const url = new URL(withDefaults(app.environment?.["DATABASE_URL"] ?? ""));
+    const databaseUrl = app.environment?.["DATABASE_URL"] ?? "";
     const env = postgres.environment ?? {};
+    assert.equal(env["POSTGRES_PASSWORD"], REQUIRED_PASSWORD, "no default password");
+    assert.ok(databaseUrl.includes(`:${REQUIRED_PASSWORD}@`), databaseUrl);
+    const url = new URL(databaseUrl.replace(REQUIRED_PASSWORD, "s3cret"));
     assert.equal(url.protocol, "postgres:");
     assert.equal(url.hostname, "postgres");
     assert.equal(url.port, "5432");
     assert.equal(url.username, env["POSTGRES_USER"]);
-    assert.equal(url.password, withDefaults(env["POSTGRES_PASSWORD"] ?? ""));
+    assert.equal(url.password, "s3cret");
     assert.equal(url.pathname, `/${env["POSTGRES_DB"]}`);
     assert.match(
       postgres.healthcheck.test.join(" "),
@@ -83,7 +89,7 @@ describe("compose.yaml", () => {
       assert.ok(!(secret in (app.environment ?? {})));
     assert.equal(app.environment?.["PORT"], "3000");
     assert.equal(app.environment?.["HOST"], "0.0.0.0");
-    assert.deepEqual(app.ports, ["3000:3000"]);
+    assert.deepEqual(app.ports?.map(withDefaults), ["127.0.0.1:3000:3000"], "loopback unless LOOM_BIND says");
     assert.ok(app.environment?.["LOOM_WORKER_ID"], "a worker id stable across restarts");
   });
 

@@ -57,6 +57,29 @@ describe("the Dockerfile", () => {
     assert.ok(comments.some((c) => /digest/.test(c) && /release/.test(c)));
   });
 
+  it("takes its base image from the build argument NODE_IMAGE, and says how to pin it by digest", () => {
+    const raw = readFileSync(path.join(ROOT, "Dockerfile"), "utf8").split("\n");
+    const arg = raw.findIndex((line) => /^ARG NODE_IMAGE=node:24\.\d+\.\d+-[a-z]+-slim\b/.test(line));
+    const froms = raw.flatMap((line, index) => (line.startsWith("FROM ") ? [index] : []));
+    assert.ok(arg >= 0 && froms.length > 0 && arg < froms[0]!, "ARG NODE_IMAGE comes before the first FROM");
+    for (const index of froms) assert.match(raw[index]!, /^FROM \$\{NODE_IMAGE\}( AS \w+)?$/);
+    assert.ok(
+      comments.some((c) => /docker build --build-arg NODE_IMAGE=node:24\.\S+@sha256:<digest>/.test(c)),
+      "an example with a digest",
+    );
+  });
+
+  it("puts the loom command on PATH, linked to the copied bin/loom.js", () => {
+    const links = final.filter((i) => i.keyword === "RUN" && /\bln -s\b/.test(i.args));
+    assert.deepEqual(
+      links.map((i) => i.args),
+      ["ln -s /app/bin/loom.js /usr/local/bin/loom"],
+    );
+    assert.ok(contextCopies().includes("bin"));
+    assert.ok(statSync(path.join(ROOT, "bin/loom.js")).mode & 0o111, "bin/loom.js is executable");
+    assert.match(readFileSync(path.join(ROOT, "bin/loom.js"), "utf8"), /^#!\/usr\/bin\/env node\n/);
+  });
+
   it("installs the runtime dependencies only, with npm ci", () => {
     const installs = instructions.filter((i) => i.keyword === "RUN" && i.args.includes("npm ci"));
     assert.equal(installs.length, 1);
@@ -95,25 +118,33 @@ describe("the Dockerfile", () => {
     assert.equal(port, "3000");
   });
 
-  it("copies files that exist, and everything node app/main.ts imports", () => {
-    const sources = contextCopies();
-    for (const source of sources) assert.ok(existsSync(path.join(ROOT, source)), `COPY ${source}: missing`);
-    const copied = sources.map((s) => path.join(ROOT, s));
-    const { files } = reachableFrom(path.join(ROOT, "app/main.ts"));
-    for (const file of files) {
-      const inside = copied.some(
-        (c) => file === c || (statSync(c).isDirectory() && file.startsWith(c + path.sep)),
-      );
-      assert.ok(inside, `${path.relative(ROOT, file)} is imported by the App but not copied into the image`);
-    }
-    assert.ok(sources.includes("app.yml"), "the manifest the setup flow reads");
-  });
+  /** The image's entries: the App (its CMD) and the `loom` CLI (`docker run … node bin/loom.js usage`). */
+  const ENTRIES = ["app/main.ts", "bin/loom.js"];
+
+  for (const entry of ENTRIES)
+    it(`copies files that exist, and everything node ${entry} imports`, () => {
+      const sources = contextCopies();
+      for (const source of sources) assert.ok(existsSync(path.join(ROOT, source)), `COPY ${source}: missing`);
+      const copied = sources.map((s) => path.join(ROOT, s));
+      const { files } = reachableFrom(path.join(ROOT, entry));
+      assert.ok(files.size > 1, `${entry} imports something`);
+      for (const file of files) {
+        const inside = copied.some(
+          (c) => file === c || (statSync(c).isDirectory() && file.startsWith(c + path.sep)),
+        );
+        assert.ok(
+          inside,
+          `${path.relative(ROOT, file)} is imported by ${entry} but not copied into the image`,
+        );
+      }
+      assert.ok(sources.includes("app.yml"), "the manifest the setup flow reads");
+    });
 
   it("needs no devDependency at run time (npm ci --omit=dev leaves them out)", () => {
     const manifest = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
       dependencies: Record<string, string>;
     };
-    const { packages } = reachableFrom(path.join(ROOT, "app/main.ts"));
+    const packages = new Set(ENTRIES.flatMap((entry) => [...reachableFrom(path.join(ROOT, entry)).packages]));
     assert.ok(packages.has("probot"));
     for (const name of packages)
       assert.ok(name in manifest.dependencies, `${name} is imported but not a dependency`);

@@ -127,7 +127,9 @@ const NOT_RUN: Record<string, string> = {
   "npm run test:only": "the suite without lint, typecheck and prettier: npm test's last step",
   "npm ci": "installs the locked dependencies from the registry; .ci/run runs it before every CI suite",
   "docker compose up -d":
-    "no Docker engine where the tests run; test/deploy/ checks compose.yaml and the Dockerfile",
+    "no Docker engine where the tests run; test/deploy/ checks compose.yaml (with the real docker-compose config) and the Dockerfile",
+  "docker compose exec app loom usage":
+    "no Docker engine where the tests run; test/deploy/dockerfile.test.ts checks the image copies everything bin/loom.js imports and links it as loom",
   "npm run bench": "every benchmark, minutes of both cores: the lead runs it, BENCHMARKS.md records it",
   "npm run mutate": "mutation testing of every folder, hours of both cores: BENCHMARKS.md records it",
 };

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createPrivateKey } from "../support/create-private-key.ts";
@@ -25,6 +27,8 @@ export type AppProcessOptions = {
   pacing?: boolean;
   /** Working directory (Probot reads a `.env` there: not the repository's). */
   cwd: string;
+  /** Any other settings (`METRICS_TOKEN`, `METRICS_PORT`…), as an operator would set them. */
+  env?: Record<string, string>;
   /** Called once each incarnation listens, with its webhook URL. */
   onListening?: (webhookUrl: string) => void;
   onLog?: (line: Record<string, unknown>) => void;
@@ -145,6 +149,7 @@ export function createAppProcess(options: AppProcessOptions): AppProcess {
         LOOM_POLL_INTERVAL_SECS: String(options.pollMs / 1000),
         LOOM_RECONCILE_INTERVAL_SECS: String(options.reconcileMs / 1000),
         LOOM_GITHUB_THROTTLE: options.pacing === false ? "off" : "on",
+        ...options.env,
       };
       // The flags `npm start` gives Node, unless LOOM_APP_NODE_ARGS replaces them for an
       // experiment (`LOOM_APP_NODE_ARGS="--max-semi-space-size=8" npm run bench -- rss`).
@@ -213,4 +218,34 @@ function tail(logs: Record<string, unknown>[]): string {
     .slice(-10)
     .map((line) => String(line["msg"]))
     .join("\n");
+}
+
+/**
+ * The real App on a fresh SQLite file in a temp folder of its own, with a GitHub that refuses
+ * connections (it idles; deliveries it tries are parked), not started yet. `cleanup` (a test's
+ * `t.after`, or `after`) kills it and removes the folder.
+ */
+export function createIdleApp(
+  cleanup: (fn: () => Promise<void>) => void,
+  options: { name: string; webhookSecret: string; pollMs?: number; env?: Record<string, string> },
+): { app: AppProcess; sqlitePath: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), `loom-${options.name}-`));
+  const sqlitePath = path.join(dir, "loom.sqlite");
+  const app = createAppProcess({
+    githubUrl: "http://127.0.0.1:9",
+    webhookSecret: options.webhookSecret,
+    appId: 1,
+    botLogin: "loom[bot]",
+    sqlitePath,
+    workerId: options.name,
+    pollMs: options.pollMs ?? 200,
+    reconcileMs: 600_000,
+    cwd: dir,
+    ...(options.env === undefined ? {} : { env: options.env }),
+  });
+  cleanup(async () => {
+    await app.kill();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { app, sqlitePath };
 }

@@ -29,7 +29,7 @@ const api = Stage.parse({
 const plan = makePlan([base, api], { network: false });
 
 function input(overrides: Partial<SignalInput> = {}): SignalInput {
-  return { plan, stage: api, kind: "stage", attempt: 1, ...overrides };
+  return { plan, stage: api, kind: "stage", attempt: 1, branch: "loom/pr-7/PLAN-demo/api", ...overrides };
 }
 
 /** Asserts the headings appear, each once, in this order. */
@@ -74,7 +74,7 @@ test("a stage signal carries the assignment, criteria, checks and dependency out
   assert.match(text, /- `src\/api\.ts`/);
   assert.match(text, /API registered: `registerApi\\\(` in `src\/main\.ts`/);
   assert.match(text, /Base types \(`base`\): types in src\/types\.ts/);
-  assert.match(text, /`loom\/PLAN-demo\/api`/);
+  assert.match(text, /- \*\*Branch\*\*: `loom\/pr-7\/PLAN-demo\/api`/);
   assert.match(text, /1\. add the route\n2\. add the handler\n/);
   assert.match(text, /context budget is 50 %/);
   assert.match(text, /`network`: false/);

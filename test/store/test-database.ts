@@ -83,7 +83,10 @@ async function probePostgres(): Promise<unknown> {
  * or any CI run (`CI` set, as GitHub Actions and loom's CI set it), so a green CI never hides
  * skipped PostgreSQL or Redis tests.
  */
-export function isServiceRequired(name: "POSTGRES" | "REDIS", env: NodeJS.ProcessEnv = process.env): boolean {
+export function isServiceRequired(
+  name: "POSTGRES" | "REDIS" | "COMPOSE",
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
   return (
     env[`LOOM_REQUIRE_${name}`] === "1" ||
     (env["CI"] !== undefined && env["CI"] !== "" && env["CI"] !== "false")
