@@ -253,12 +253,6 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
       script: options.script,
       ...(options.entry ? { entry: options.entry } : {}),
       jobTimeoutMs: options.jobTimeoutMs ?? 90_000,
-      runInputs: {
-        claude_path: CLAUDE_PATH,
-        silence_timeout_minutes: "2",
-        check_timeout_minutes: "1",
-        allowed_tools: "Read,Write,Edit,Glob,Grep,LS,Bash",
-      },
       ...(options.onRunnerEvent ? { onEvent: options.onRunnerEvent } : {}),
       ...(options.fault ? { fault: options.fault } : {}),
     });
@@ -379,6 +373,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
           ...emulator.violations.map(
             (v) => `violation ${v.kind} ${v.method} ${v.path}: ${v.errors.join("; ")}`,
           ),
+          ...[...runner.startupFailures].map(([id, why]) => `run ${id} failed at startup: ${why}`),
           ...emulator.runnerErrors.map(
             (e) =>
               `runner error: ${e.message}: ${e.cause instanceof Error ? (e.cause.stack ?? e.cause.message) : JSON.stringify(e.cause)}`,
