@@ -17,6 +17,7 @@ import type { ResolvedAction } from "./resolve-uses.ts";
 import type { JobConclusion, RunContext, StepReport } from "./run-context.ts";
 import { hashFilesFunction, listStatusFunctions } from "./runner-functions.ts";
 import { runStepProcess, writeScript, type JobEffects, type StepRun } from "./run-step-process.ts";
+import type { StepProcess } from "./step-process.ts";
 import { runStandIn } from "./run-stand-in.ts";
 
 export type StepsInput = {
@@ -62,12 +63,13 @@ export async function runJobSteps(ctx: RunContext, input: StepsInput) {
     },
     functions: [...listStatusFunctions(status), hashFilesFunction(input.dirs.workspace)],
   });
+  // Past the job's time limit, the steps that still run (`always()`, posts) have only their own.
+  let jobLimitBinds = false;
   const limits = (stepTimeout: number | null) => {
-    const left = input.deadline - Date.now();
-    return {
-      timeoutMs: stepTimeout === null ? left : Math.min(stepTimeout, left),
-      capMs: ctx.settings.capMs,
-    };
+    const left = timedOut ? null : input.deadline - Date.now();
+    const timeoutMs = left === null ? stepTimeout : stepTimeout === null ? left : Math.min(stepTimeout, left);
+    jobLimitBinds = left !== null && timeoutMs === left;
+    return { timeoutMs, capMs: ctx.settings.capMs };
   };
   const processEnv = (stepEnv: Record<string, string>, action: boolean): Record<string, string> => {
     const base = Object.fromEntries(
@@ -79,7 +81,9 @@ export async function runJobSteps(ctx: RunContext, input: StepsInput) {
     );
     return env;
   };
-  const register = (step: Parameters<Parameters<typeof runStepProcess>[0]["register"]>[0]) => {
+  const spawned: StepProcess[] = [];
+  const register = (step: StepProcess) => {
+    spawned.push(step);
     ctx.cancel.processes.add(step);
     if (ctx.cancel.cancelled) step.cancel();
     return () => void ctx.cancel.processes.delete(step);
@@ -189,7 +193,7 @@ export async function runJobSteps(ctx: RunContext, input: StepsInput) {
       if (hasPost(action)) posts.push({ name: `Post ${shown}`, run: () => runAction("post", result.state) });
     }
     log.line("##[endgroup]");
-    if (result.exit?.timedOut && Date.now() >= input.deadline) timedOut = true;
+    if (result.exit?.timedOut && jobLimitBinds) timedOut = true;
     const continueToken = step["continue-on-error"];
     const continueOnError =
       typeof continueToken === "boolean"
@@ -220,6 +224,7 @@ export async function runJobSteps(ctx: RunContext, input: StepsInput) {
     log.line("##[endgroup]");
     Object.assign(entry, { status: "completed", conclusion: result.outcome, completedAt: Date.now() });
   }
+  for (const step of spawned) step.cleanUp();
   return { failed, timedOut, steps: reports, contexts: scopeOf({}).contexts };
 }
 

@@ -11,6 +11,8 @@ export type StepProcess = {
   cancel(): void;
   /** A time limit ran out (`timeout-minutes`): stopped like a cancel, recorded as timed out. */
   timeOut(): void;
+  /** Kills what the step left running in its process group ("Cleaning up orphan processes" at the job's end). */
+  cleanUp(): void;
 };
 
 /**
@@ -42,13 +44,16 @@ export function startStepProcess(input: {
   let timedOut = false;
   let cancelled = false;
   const ended = (): boolean => child.exitCode !== null || child.signalCode !== null;
-  const kill = (): void => {
-    if (ended() || child.pid === undefined) return;
+  const killGroup = (): void => {
+    if (child.pid === undefined) return;
     try {
       process.kill(-child.pid, "SIGKILL");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
     }
+  };
+  const kill = (): void => {
+    if (!ended()) killGroup();
   };
   const timers: NodeJS.Timeout[] = [];
   const stop = (): void => {
@@ -82,5 +87,6 @@ export function startStepProcess(input: {
       timedOut = true;
       stop();
     },
+    cleanUp: killGroup,
   };
 }
