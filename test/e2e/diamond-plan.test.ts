@@ -38,8 +38,12 @@ describe(
   () => {
     let e2e: E2E;
     let pull: PullRecord;
+    const callerOutputs: Record<string, string>[] = [];
     before(async () => {
       e2e = await startE2E({
+        onRunnerEvent: (event) => {
+          if (event.type === "run.completed") callerOutputs.push(event.outputs);
+        },
         script: scriptStages({
           a: writeFiles({ "a.txt": "alpha\n" }),
           b: writeFiles({ "b.txt": "beta\n" }),
@@ -291,6 +295,15 @@ describe(
         outcomeReads.length < reported.length,
         `loom-publish read for ${outcomeReads.length} of ${reported.length} runs`,
       );
+    });
+
+    it("hands each run's outcome, turns and cost to the calling job as the stage workflow's outputs", () => {
+      assert.equal(callerOutputs.length, 4);
+      for (const outputs of callerOutputs) {
+        assert.deepEqual(Object.keys(outputs).sort(), ["cost-usd", "outcome", "turns"]);
+        assert.equal(outputs["outcome"], "completed");
+        assert.ok(Number(outputs["turns"]) > 0 && Number(outputs["cost-usd"]) > 0, JSON.stringify(outputs));
+      }
     });
 
     it("ran each stage's two jobs of the called workflow on a GitHub-hosted runner (the caller's default runs-on), as the jobs API shows", async () => {

@@ -49,7 +49,14 @@ export type RunnerEvent =
       /** The run job's scripted model: every request Claude Code sent it (the prompt is in the first main one). */
       modelRequests?: RecordedRequest[];
     }
-  | { type: "run.completed"; runId: number; stageId: string; conclusion: RunConclusion };
+  | {
+      type: "run.completed";
+      runId: number;
+      stageId: string;
+      conclusion: RunConclusion;
+      /** What the caller's job got from the stage workflow it called (`needs.stage.outputs`: outcome, cost-usd, turns). */
+      outputs: Record<string, string>;
+    };
 
 export type StageRunnerOptions = {
   emulator: Emulator;
@@ -101,6 +108,7 @@ export function createStageRunner(options: StageRunnerOptions): StageRunner {
   const logs = new Map<number, Record<string, string>>();
   const lost = new Set<number>();
   const models = new Map<number, RecordedRequest[]>();
+  const calledOutputs = new Map<number, Record<string, string>>();
   const executor = createWorkflowExecutor({
     emulator,
     workDir: options.workDir,
@@ -117,6 +125,10 @@ export function createStageRunner(options: StageRunnerOptions): StageRunner {
   });
 
   function reportJob(report: JobReport): void {
+    if (report.calls !== undefined) {
+      calledOutputs.set(report.runId, report.outputs);
+      return;
+    }
     if (report.conclusion === "skipped") return;
     logs.set(report.runId, { ...logs.get(report.runId), [report.id]: report.log });
     const step = report.steps.findLast(
@@ -160,6 +172,7 @@ export function createStageRunner(options: StageRunnerOptions): StageRunner {
         runId: run.id,
         stageId: job.stageId,
         conclusion: "failure",
+        outputs: {},
       });
       return;
     }
@@ -180,7 +193,13 @@ export function createStageRunner(options: StageRunnerOptions): StageRunner {
     } finally {
       await model.close();
     }
-    options.onEvent?.({ type: "run.completed", runId: run.id, stageId: job.stageId, conclusion });
+    options.onEvent?.({
+      type: "run.completed",
+      runId: run.id,
+      stageId: job.stageId,
+      conclusion,
+      outputs: calledOutputs.get(run.id) ?? {},
+    });
   }
 
   return {

@@ -231,6 +231,17 @@ async function runCalledWorkflow(
       : all.every((r) => r === "skipped")
         ? "skipped"
         : "success";
+  ctx.settings.onJob({
+    runId: ctx.run.id,
+    id: job.id.value,
+    name: prefix.slice(0, -" / ".length),
+    conclusion: result,
+    steps: [],
+    outputs,
+    log: "",
+    workspace: "",
+    calls: file,
+  });
   return { result, outputs };
 }
 

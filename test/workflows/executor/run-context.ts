@@ -49,6 +49,8 @@ export type JobReport = {
   log: string;
   /** Its workspace (`GITHUB_WORKSPACE`). */
   workspace: string;
+  /** A job that called a reusable workflow (reported once its jobs ended): the `uses:` it called; its outputs are the workflow's. */
+  calls?: string;
 };
 
 /** Cancellation of one run: every step process running, and what waits (a queued job). */
