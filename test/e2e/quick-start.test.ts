@@ -10,7 +10,6 @@ import {
   freePort,
   freshCheckout,
   npmStart,
-  ROOT,
   stop,
   waitFor,
   waitForCheckRuns,

@@ -67,6 +67,17 @@ export function toText(value: Value): string {
   throw new ExpressionFailed(`A ${Array.isArray(value) ? "sequence" : "mapping"} was not expected`);
 }
 
+/** A mapping of strings (`env:`, `with:`, `secrets:`), each value as `toText` makes it; anything else is empty. */
+export function toTextMap(value: Value): Record<string, string> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return {};
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toText(v)]));
+}
+
+/** A record of plain data (job results, say) as a context value. */
+export function asValue(value: unknown): Value {
+  return JSON.parse(JSON.stringify(value)) as Value;
+}
+
 /** GitHub's truthiness: false, 0, -0, "", null are false; every array and object is true. */
 export function isTruthy(value: Value): boolean {
   return !(value === false || value === 0 || value === "" || value === null);

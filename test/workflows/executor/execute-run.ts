@@ -1,23 +1,26 @@
-import type { ReusableWorkflowJob, WorkflowJob } from "@actions/workflow-parser/model/workflow-template";
+import type { WorkflowJob } from "@actions/workflow-parser/model/workflow-template";
 import { buildRunnerEnv } from "../../emulator/build-runner-env.ts";
 import type { RunConclusion } from "../../emulator/create-run-control.ts";
 import type { RunRecord } from "../../emulator/emulator-state.ts";
 import { recordJob } from "../../emulator/job-records.ts";
-import { evaluateExpression, evaluateToken, isTruthy, toText, type Value } from "./evaluate-template.ts";
+import {
+  asValue,
+  evaluateExpression,
+  evaluateToken,
+  isTruthy,
+  toText,
+  toTextMap,
+  type Value,
+} from "./evaluate-template.ts";
 import { executeJob } from "./execute-job.ts";
 import { buildGithubContext } from "./job-contexts.ts";
-import {
-  checkNestedPermissions,
-  DEFAULT_PERMISSIONS,
-  PermissionRefused,
-  readPermissions,
-  type Permissions,
-} from "./job-permissions.ts";
-import { findJobToken, findKey, loadWorkflow, StartupFailure, type LoadedWorkflow } from "./load-workflow.ts";
+import { DEFAULT_PERMISSIONS, PermissionRefused } from "./job-permissions.ts";
+import { checkCalledPermissions, effectivePermissions } from "./resolve-job-permissions.ts";
+import { runCalledWorkflow } from "./run-called-workflow.ts";
+import { findJobToken, findKey, loadWorkflow, StartupFailure } from "./load-workflow.ts";
 import type { UsesResolver } from "./resolve-uses.ts";
 import type { ExecutorSettings, JobResult, RunCancel, RunContext, WorkflowScope } from "./run-context.ts";
 import { listStatusFunctions } from "./runner-functions.ts";
-import { typeCallInputs } from "./type-call-inputs.ts";
 
 /**
  * Runs one dispatched run as GitHub does: reads the workflow file at the run's commit (the default
@@ -68,7 +71,7 @@ async function runLoaded(
     machineEnv,
     github: buildGithubContext(run, vars),
   };
-  checkPermissions(ctx);
+  checkCalledPermissions(loaded, run.workflowPath);
   emulator.runs.start(run.id);
   const { parser } = loaded;
   const root = loaded.roots.get(run.workflowPath);
@@ -76,7 +79,7 @@ async function runLoaded(
   const inputs = run.inputs as Record<string, Value>;
   const envToken = findKey(root, "env", parser);
   const env = envToken
-    ? textMap(
+    ? toTextMap(
         evaluateToken(parser, envToken, { contexts: { github: ctx.github, inputs, secrets, vars: {} } }),
       )
     : {};
@@ -98,7 +101,7 @@ async function runLoaded(
 }
 
 /** The jobs of one workflow file, each started once every job it needs has finished. */
-async function runGraph(
+export async function runGraph(
   ctx: RunContext,
   jobs: WorkflowJob[],
   scope: WorkflowScope,
@@ -177,122 +180,11 @@ async function runJob(
       needs,
     });
   const allowed = effectivePermissions(ctx.loaded, scope.file, id, scope.inherited);
-  return runCalledWorkflow(ctx, job, scope, allowed, `${name} / `, contexts);
-}
-
-/** A job that calls a reusable workflow: its inputs typed and defaulted, its secrets, its jobs, then its outputs. */
-async function runCalledWorkflow(
-  ctx: RunContext,
-  job: ReusableWorkflowJob,
-  caller: WorkflowScope,
-  inherited: Permissions,
-  prefix: string,
-  contexts: Record<string, Value>,
-): Promise<JobResult> {
-  const { parser } = ctx.loaded;
-  const file = job.ref.value;
-  const given = job["input-values"]
-    ? (evaluateToken(parser, job["input-values"], { contexts }) as Record<string, Value>)
-    : {};
-  const inputs = typeCallInputs(parser, job["input-definitions"], given, {
-    github: ctx.github,
-    inputs: given,
-    vars: {},
-  });
-  const secretValues = job["secret-values"]
-    ? textMap(
-        evaluateToken(parser, job["secret-values"], { contexts: { ...contexts, secrets: caller.secrets } }),
-      )
-    : {};
-  const secrets = job["inherit-secrets"] ? { ...caller.secrets } : secretValues;
-  const envToken = findKey(ctx.loaded.roots.get(file), "env", parser);
-  const env = envToken
-    ? textMap(
-        evaluateToken(parser, envToken, { contexts: { github: ctx.github, inputs, secrets, vars: {} } }),
-      )
-    : {};
-  const results = await runGraph(ctx, job.jobs ?? [], { file, inputs, secrets, env, inherited }, prefix);
-  const outputs: Record<string, string> = {};
-  for (const pair of job.outputs ?? []) {
-    const value = findKey(pair.value, "value", parser);
-    const jobsContext = asValue(Object.fromEntries(results));
-    if (value)
-      outputs[toText(evaluateToken(parser, pair.key, { contexts: {} }))] = toText(
-        evaluateToken(parser, value, {
-          contexts: { github: ctx.github, inputs, vars: {}, jobs: jobsContext },
-        }),
-      );
-  }
-  const all = [...results.values()].map((r) => r.result);
-  const result = all.includes("failure")
-    ? "failure"
-    : all.includes("cancelled")
-      ? "cancelled"
-      : all.every((r) => r === "skipped")
-        ? "skipped"
-        : "success";
-  ctx.settings.onJob({
-    runId: ctx.run.id,
-    id: job.id.value,
-    name: prefix.slice(0, -" / ".length),
-    conclusion: result,
-    steps: [],
-    outputs,
-    log: "",
-    workspace: "",
-    calls: file,
-  });
-  return { result, outputs };
-}
-
-/** What a job's token holds: its `permissions:`, else its workflow's, else (a called job) its caller's or the default. */
-function effectivePermissions(
-  loaded: LoadedWorkflow,
-  file: string,
-  jobId: string,
-  inherited: Permissions,
-): Permissions {
-  const own = readPermissions(
-    valueOf(loaded, findKey(findJobToken(loaded, file, jobId), "permissions", loaded.parser)),
+  return runCalledWorkflow(
+    ctx,
+    { job, caller: scope, inherited: allowed, prefix: `${name} / `, contexts },
+    runGraph,
   );
-  const workflow = readPermissions(
-    valueOf(loaded, findKey(loaded.roots.get(file), "permissions", loaded.parser)),
-  );
-  return own ?? workflow ?? inherited;
-}
-
-/** GitHub's startup check of every called job's permissions against its caller's (before any `if:`). */
-function checkPermissions(ctx: RunContext): void {
-  const { loaded, run } = ctx;
-  for (const job of loaded.template.jobs) {
-    if (job.type !== "reusableWorkflowJob") {
-      if (job.strategy) throw new Error(`job ${job.id.value}: the executor does not run matrix strategies`);
-      continue;
-    }
-    const allowed = effectivePermissions(loaded, run.workflowPath, job.id.value, DEFAULT_PERMISSIONS);
-    for (const called of job.jobs ?? []) {
-      if (called.type !== "job" || called.strategy)
-        throw new Error(`${job.ref.value}: the executor runs one level of called workflow, without matrix`);
-      checkNestedPermissions(
-        called.id.value,
-        effectivePermissions(loaded, job.ref.value, called.id.value, allowed),
-        allowed,
-      );
-    }
-  }
-}
-
-function valueOf(loaded: LoadedWorkflow, token: ReturnType<typeof findKey>): Value | undefined {
-  return token ? evaluateToken(loaded.parser, token, { contexts: {} }) : undefined;
-}
-
-function textMap(value: Value): Record<string, string> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return {};
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toText(v)]));
-}
-
-function asValue(record: Record<string, JobResult>): Value {
-  return JSON.parse(JSON.stringify(record)) as Value;
 }
 
 function fail(message: string): never {

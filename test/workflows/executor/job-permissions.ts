@@ -38,7 +38,7 @@ export function readPermissions(value: Value | undefined): Permissions | null {
   if (value === undefined || value === null) return null;
   if (value === "read-all" || value === "write-all") {
     const level = value === "read-all" ? "read" : "write";
-    return Object.fromEntries(SCOPES.map((scope) => [scope, level])) as Permissions;
+    return Object.fromEntries(SCOPES.map((scope): [string, "read" | "write"] => [scope, level]));
   }
   if (typeof value !== "object" || Array.isArray(value))
     throw new PermissionRefused(`permissions: ${JSON.stringify(value)} is not valid`);

@@ -1,6 +1,8 @@
 import { registerHooks } from "node:module";
 
-export type WorkflowParser = typeof import("@actions/workflow-parser");
+import type * as Parser from "@actions/workflow-parser";
+
+export type WorkflowParser = typeof Parser;
 
 let loading: Promise<WorkflowParser> | null = null;
 

@@ -43,7 +43,12 @@ export type NodeAction = {
 export type ResolvedAction = NodeAction | { kind: "stand-in"; uses: string; standIn: StandIn };
 
 const ActionYaml = z.object({
-  inputs: z.record(z.string(), z.object({ default: z.unknown().optional() }).nullable()).optional(),
+  inputs: z
+    .record(
+      z.string(),
+      z.object({ default: z.union([z.string(), z.number(), z.boolean()]).optional() }).nullable(),
+    )
+    .optional(),
   runs: z.object({
     using: z.string(),
     main: z.string(),

@@ -6,6 +6,7 @@ import {
   evaluateToken,
   isTruthy,
   toText,
+  toTextMap,
   type Scope,
   type Value,
 } from "./evaluate-template.ts";
@@ -13,12 +14,11 @@ import type { JobDirs } from "./job-contexts.ts";
 import type { JobLog } from "./job-log.ts";
 import { findKey, listStepTokens } from "./load-workflow.ts";
 import type { JobPlan } from "./execute-job.ts";
-import type { ResolvedAction } from "./resolve-uses.ts";
 import type { JobConclusion, RunContext, StepReport } from "./run-context.ts";
 import { hashFilesFunction, listStatusFunctions } from "./runner-functions.ts";
 import { runStepProcess, writeScript, type JobEffects, type StepRun } from "./run-step-process.ts";
 import type { StepProcess } from "./step-process.ts";
-import { runStandIn } from "./run-stand-in.ts";
+import { prepareActionStep, type StepHost } from "./run-action-step.ts";
 
 export type StepsInput = {
   plan: JobPlan;
@@ -82,11 +82,18 @@ export async function runJobSteps(ctx: RunContext, input: StepsInput) {
     return env;
   };
   const spawned: StepProcess[] = [];
-  const register = (step: StepProcess) => {
-    spawned.push(step);
-    ctx.cancel.processes.add(step);
-    if (ctx.cancel.cancelled) step.cancel();
-    return () => void ctx.cancel.processes.delete(step);
+  const host: StepHost = {
+    workspace: input.dirs.workspace,
+    filesDir: input.dirs.files,
+    log,
+    effects,
+    permissions: plan.permissions,
+    register: (step) => {
+      spawned.push(step);
+      ctx.cancel.processes.add(step);
+      if (ctx.cancel.cancelled) step.cancel();
+      return () => void ctx.cancel.processes.delete(step);
+    },
   };
   const stepRecord = (name: string): JobStepRecord => {
     const step: JobStepRecord = {
@@ -126,7 +133,7 @@ export async function runJobSteps(ctx: RunContext, input: StepsInput) {
       continue;
     }
     log.line(`##[group]Run ${uses ?? shown}`);
-    const stepEnv = stepEnvToken ? textMap(evaluateToken(parser, stepEnvToken, scopeOf({}))) : {};
+    const stepEnv = stepEnvToken ? toTextMap(evaluateToken(parser, stepEnvToken, scopeOf({}))) : {};
     const scope = scopeOf(stepEnv);
     const stepTimeout = minutes(parser, findKey(token, "timeout-minutes", parser), scope);
     let result: StepRun;
@@ -145,52 +152,24 @@ export async function runJobSteps(ctx: RunContext, input: StepsInput) {
         args: await writeScript(input.dirs.temp, toText(evaluateToken(parser, step.run, scope))),
         env: { ...processEnv(stepEnv, false), GITHUB_ACTION: step.id },
         cwd,
-        filesDir: input.dirs.files,
+        filesDir: host.filesDir,
         log,
         effects,
         limits: limits(stepTimeout),
-        register,
+        register: host.register,
       });
     } else {
-      const action = await ctx.resolver.resolveAction(uses);
-      const withToken = findKey(token, "with", parser);
-      const given = withToken ? textMap(evaluateToken(parser, withToken, scope)) : {};
-      const inputs = { ...defaultInputs(action, scope), ...given };
-      const env = {
-        ...processEnv(stepEnv, true),
-        GITHUB_ACTION: step.id,
-        GITHUB_ACTION_REPOSITORY: uses.split("@")[0] ?? "",
-        GITHUB_ACTION_REF: uses.split("@")[1] ?? "",
-      };
-      const runAction = (which: "main" | "post", state: Record<string, string>): Promise<StepRun> =>
-        action.kind === "stand-in"
-          ? runStandIn(ctx, action.standIn, which, {
-              inputs,
-              env,
-              workspace: input.dirs.workspace,
-              permissions: plan.permissions,
-              state,
-              log,
-              effects,
-            })
-          : runStepProcess({
-              command: process.execPath,
-              args: which === "main" ? action.main : (action.post ?? []),
-              env: {
-                ...env,
-                GITHUB_ACTION_PATH: action.dir,
-                ...inputEnv(inputs),
-                ...Object.fromEntries(Object.entries(state).map(([k, v]) => [`STATE_${k}`, v])),
-              },
-              cwd: input.dirs.workspace,
-              filesDir: input.dirs.files,
-              log,
-              effects,
-              limits: limits(which === "main" ? stepTimeout : null),
-              register,
-            });
-      result = await runAction("main", {});
-      if (hasPost(action)) posts.push({ name: `Post ${shown}`, run: () => runAction("post", result.state) });
+      const action = await prepareActionStep(ctx, host, {
+        uses,
+        with: findKey(token, "with", parser),
+        scope,
+        env: processEnv(stepEnv, true),
+        stepId: step.id,
+      });
+      result = await action.run("main", {}, limits(stepTimeout));
+      const saved = result.state;
+      if (action.hasPost)
+        posts.push({ name: `Post ${shown}`, run: () => action.run("post", saved, limits(null)) });
     }
     log.line("##[endgroup]");
     if (result.exit?.timedOut && jobLimitBinds) timedOut = true;
@@ -242,33 +221,4 @@ function minutes(
   scope: Scope,
 ): number | null {
   return token ? Number(evaluateToken(parser, token, scope)) * 60_000 : null;
-}
-
-function textMap(value: Value): Record<string, string> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return {};
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toText(v)]));
-}
-
-/** An action's declared defaults; one like `${{ github.token }}` is evaluated as the runner does. */
-function defaultInputs(action: ResolvedAction, scope: Scope): Record<string, string> {
-  const declared = action.kind === "node" ? Object.fromEntries(action.inputs) : action.standIn.inputs;
-  return Object.fromEntries(
-    Object.entries(declared).map(([name, value]) => [
-      name,
-      value.replace(/\$\{\{([\s\S]*?)\}\}/g, (_m, expression: string) =>
-        toText(evaluateExpression(expression.trim(), scope)),
-      ),
-    ]),
-  );
-}
-
-/** `INPUT_<NAME>` as the runner names them (spaces to `_`, upper case). */
-function inputEnv(inputs: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(inputs).map(([name, value]) => [`INPUT_${name.replace(/ /g, "_").toUpperCase()}`, value]),
-  );
-}
-
-function hasPost(action: ResolvedAction): boolean {
-  return action.kind === "node" ? action.post !== null : action.standIn.post !== undefined;
 }

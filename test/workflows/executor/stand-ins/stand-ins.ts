@@ -38,8 +38,8 @@ export type StandInStep = {
 /** A local stand-in for a first-party action: its declared inputs, and what its `main` and `post` do. */
 export type StandIn = {
   inputs: Readonly<Record<string, string>>;
-  main(step: StandInStep): Promise<void>;
-  post?(step: StandInStep): Promise<void>;
+  main: (step: StandInStep) => Promise<void>;
+  post?: (step: StandInStep) => Promise<void>;
 };
 
 /** A stand-in refused its step (the step fails with this message, as the real action's would). */
