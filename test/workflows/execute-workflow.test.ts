@@ -8,6 +8,7 @@ import type { RunRecord } from "../emulator/emulator-state.ts";
 import { createClient } from "../emulator/emulator-fixture.ts";
 import { startEmulator, type Emulator } from "../emulator/start-emulator.ts";
 import { createWorkflowExecutor, type WorkflowExecutor } from "./executor/create-workflow-executor.ts";
+import { createCommitReader, MissingCommit } from "./executor/read-commit.ts";
 import type { JobReport } from "./executor/run-context.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -109,6 +110,34 @@ jobs:
       - if: always()
         run: echo "always runs"
 `,
+  "cloud.yml": `on: workflow_dispatch
+jobs:
+  aws:
+    runs-on: ubuntu-latest
+    permissions: { id-token: write }
+    steps:
+      - uses: aws-actions/configure-aws-credentials@a03048d87541d1d9fcf2ecf528a4a65ba9bd7838
+        with: { role-to-assume: "arn:aws:iam::1:role/r", aws-region: us-east-1 }
+      - run: echo "aws $AWS_ACCESS_KEY_ID $AWS_REGION $AWS_DEFAULT_REGION secret:$AWS_SECRET_ACCESS_KEY"
+  google:
+    runs-on: ubuntu-latest
+    permissions: { id-token: write }
+    steps:
+      - id: auth
+        uses: google-github-actions/auth@7c6bc770dae815cd3e89ee6cdf493a5fab2cc093
+        with: { workload_identity_provider: "projects/1/locations/global/workloadIdentityPools/p/providers/p", service_account: "sa@p.iam.gserviceaccount.com" }
+      - env:
+          FILE: \${{ steps.auth.outputs.credentials_file_path }}
+        run: |
+          test "$FILE" = "$GOOGLE_APPLICATION_CREDENTIALS" && test "$FILE" = "$CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE"
+          echo "google $GOOGLE_CLOUD_PROJECT $(cat "$FILE")"
+  no-id-token:
+    runs-on: ubuntu-latest
+    permissions: { contents: read }
+    steps:
+      - uses: aws-actions/configure-aws-credentials@a03048d87541d1d9fcf2ecf528a4a65ba9bd7838
+        with: { role-to-assume: "arn:aws:iam::1:role/r", aws-region: us-east-1 }
+`,
   "unknown.yml": `on: workflow_dispatch
 jobs:
   one:
@@ -171,9 +200,24 @@ describe("the workflow executor runs workflow files as GitHub Actions does", () 
       workDir,
       source: { repository: "loom-dev/loom", mode: "pinned", root: ROOT, entry: "dist" },
       secrets: { REPO_SECRET: SECRET },
+      cloud: {
+        aws: {
+          accessKeyId: "AKIAEXAMPLE",
+          secretAccessKey: "aws-secret-example",
+          sessionToken: "aws-session-example",
+        },
+        google: { credentials: { type: "external_account", audience: "example" }, project: "my-project" },
+      },
       onJob: (job) => reports.push(job),
     });
-    for (const file of ["needs.yml", "files.yml", "other-claude.yml", "timeout.yml", "underprivileged.yml"]) {
+    for (const file of [
+      "needs.yml",
+      "files.yml",
+      "other-claude.yml",
+      "timeout.yml",
+      "underprivileged.yml",
+      "cloud.yml",
+    ]) {
       const run = await dispatch(file);
       runs.set(file, { run, conclusion: await executor.execute(run) });
     }
@@ -276,6 +320,33 @@ describe("the workflow executor runs workflow files as GitHub Actions does", () 
       run_id: run.id,
     });
     assert.equal(data.total_count, 0);
+  });
+
+  it("logs in to AWS and Google Cloud through the stand-ins (what the real actions export), only with id-token: write", () => {
+    const { run, conclusion } = runs.get("cloud.yml")!;
+    assert.equal(conclusion, "failure");
+    assert.match(report(run.id, "aws").log, /aws AKIAEXAMPLE us-east-1 us-east-1 secret:\*\*\*/);
+    assert.equal(report(run.id, "aws").conclusion, "success");
+    assert.match(
+      report(run.id, "google").log,
+      /google my-project \{"type":"external_account","audience":"example"\}/,
+    );
+    assert.equal(report(run.id, "no-id-token").conclusion, "failure");
+    assert.match(report(run.id, "no-id-token").log, /Could not get ID token/);
+  });
+
+  it("reads a pinned uses: from this repository's history, and names a commit the clone lacks", async () => {
+    const reader = createCommitReader(ROOT);
+    assert.match(
+      await reader.readFile("552299ccaafc3d22a4d460b024aac4dee9b1b15f", ".github/workflows/loom-stage.yml"),
+      /name: loom stage/,
+    );
+    await assert.rejects(
+      reader.readFile("0123456789abcdef0123456789abcdef01234567", ".github/workflows/loom-stage.yml"),
+      (error: Error) =>
+        error instanceof MissingCommit &&
+        /commit 0123456789abcdef0123456789abcdef01234567 is not in/.test(error.message),
+    );
   });
 
   it("fails loudly on a uses: it has no stand-in for, naming it", async () => {
