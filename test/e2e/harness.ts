@@ -9,6 +9,7 @@ import { startEmulator, type Emulator } from "../emulator/start-emulator.ts";
 import { dropSchema } from "../store/test-database.ts";
 import {
   createStageRunner,
+  describeRunLogs,
   type ModelScript,
   type RunnerEvent,
   type StageRunner,
@@ -354,19 +355,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
           .flat()
           .filter((l) => Number(l["level"]) >= 40)
           .map((l) => `app ${String(l["msg"])}: ${JSON.stringify(l["err"] ?? "").slice(0, 500)}`);
-        const jobs = [...runner.logs].map(
-          ([id, logs]) =>
-            `run ${id}: ${Object.entries(logs)
-              .map(
-                ([job, log]) =>
-                  `[${job}] ${log
-                    .split("\n")
-                    .filter((line) => !line.startsWith("::debug::"))
-                    .slice(-15)
-                    .join("\n  ")}`,
-              )
-              .join("\n")}`,
-        );
+        const jobs = [...runner.logs.keys()].map((id) => `run ${id}: ${describeRunLogs(runner, id)}`);
         return [
           ...errors.slice(-10),
           ...jobs.slice(-4),

@@ -15,7 +15,7 @@ import {
   waitForCheckRuns,
   type NpmStart,
 } from "./npm-start.ts";
-import { createStageRunner, type StageRunner } from "./runner/create-stage-runner.ts";
+import { createStageRunner, describeRunLogs, type StageRunner } from "./runner/create-stage-runner.ts";
 import { DIAMOND_PLAN } from "./sample-plans.ts";
 
 /**
@@ -190,22 +190,8 @@ describe("README quick start: npm start, the setup page, then a working App", { 
         );
         return check ? `plan ${check.conclusion ?? ""}` : undefined;
       }, server);
-      const failedRun = /^run (\d+)/.exec(ended)?.[1];
-      const logs = failedRun ? runner.logs.get(Number(failedRun)) : undefined;
-      assert.equal(
-        ended,
-        "plan success",
-        Object.entries(logs ?? {})
-          .map(
-            ([job, log]) =>
-              `[${job}] ${log
-                .split("\n")
-                .filter((l) => !l.startsWith("::debug::"))
-                .slice(-12)
-                .join("\n")}`,
-          )
-          .join("\n"),
-      );
+      const failedRun = Number(/^run (\d+)/.exec(ended)?.[1] ?? 0);
+      assert.equal(ended, "plan success", describeRunLogs(runner, failedRun, 12));
       assert.equal(
         await emulator
           .repo()

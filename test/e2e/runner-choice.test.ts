@@ -5,10 +5,16 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createClient, type Client } from "../emulator/emulator-fixture.ts";
-import { startEmulator, type Emulator } from "../emulator/start-emulator.ts";
+import type { Emulator } from "../emulator/start-emulator.ts";
+import { startWorkflowEmulator } from "../workflows/workflow-emulator.ts";
 import type { RunnerSpec } from "../workflows/executor/runs-on.ts";
 import { planText, scriptStages, writeFiles } from "./model-script.ts";
-import { createStageRunner, type RunnerEvent, type StageRunner } from "./runner/create-stage-runner.ts";
+import {
+  createStageRunner,
+  describeRunLogs,
+  type RunnerEvent,
+  type StageRunner,
+} from "./runner/create-stage-runner.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const example = (name: string): string => readFileSync(path.join(ROOT, "examples", name), "utf8");
@@ -103,21 +109,7 @@ describe(
 
     before(async () => {
       workDir = await mkdtemp(path.join(tmpdir(), "loom-runners-"));
-      emulator = await startEmulator({
-        repos: [
-          {
-            owner: "acme",
-            name: "widgets",
-            files: {
-              "README.md": "# widgets\n",
-              [PLAN_PATH]: PLAN,
-              ...Object.fromEntries(
-                Object.entries(CALLERS).map(([file, text]) => [`.github/workflows/${file}`, text]),
-              ),
-            },
-          },
-        ],
-      });
+      emulator = await startWorkflowEmulator(CALLERS, { [PLAN_PATH]: PLAN });
       octokit = createClient(emulator);
       runner = createStageRunner({
         emulator,
@@ -145,15 +137,7 @@ describe(
 
     const expectJobs = async (file: string, labels: string[], runnerName: RegExp, group: string) => {
       const runId = runOf.get(file) ?? 0;
-      const log = (runner.logs.get(runId)?.["run"] ?? "")
-        .split("\n")
-        .filter((l) => !l.startsWith("::debug::"))
-        .join("\n");
-      const publish = (runner.logs.get(runId)?.["publish"] ?? "")
-        .split("\n")
-        .filter((l) => !l.startsWith("::debug::"))
-        .join("\n");
-      assert.equal(completed.get(runId), "success", `${log.slice(-1500)}\n${publish.slice(-1500)}`);
+      assert.equal(completed.get(runId), "success", describeRunLogs(runner, runId, 30));
       const found = await jobs(runId);
       assert.deepEqual(
         found.map((j) => [j.name, j.status, j.conclusion]),

@@ -6,7 +6,8 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { RunRecord } from "../emulator/emulator-state.ts";
 import { createClient } from "../emulator/emulator-fixture.ts";
-import { startEmulator, type Emulator } from "../emulator/start-emulator.ts";
+import type { Emulator } from "../emulator/start-emulator.ts";
+import { startWorkflowEmulator } from "./workflow-emulator.ts";
 import { createWorkflowExecutor, type WorkflowExecutor } from "./executor/create-workflow-executor.ts";
 import { createCommitReader, MissingCommit } from "./executor/read-commit.ts";
 import type { JobReport } from "./executor/run-context.ts";
@@ -181,20 +182,7 @@ describe("the workflow executor runs workflow files as GitHub Actions does", () 
 
   before(async () => {
     workDir = await mkdtemp(path.join(tmpdir(), "loom-executor-"));
-    emulator = await startEmulator({
-      repos: [
-        {
-          owner: "acme",
-          name: "widgets",
-          files: {
-            "README.md": "# widgets\n",
-            ...Object.fromEntries(
-              Object.entries(WORKFLOWS).map(([name, text]) => [`.github/workflows/${name}`, text]),
-            ),
-          },
-        },
-      ],
-    });
+    emulator = await startWorkflowEmulator(WORKFLOWS);
     executor = createWorkflowExecutor({
       emulator,
       workDir,

@@ -94,6 +94,20 @@ export type StageRunner = Runner & {
   stopAll(): void;
 };
 
+/** The last `lines` lines of each job's log of run `runId`, without `::debug::` lines: for failure messages. */
+export function describeRunLogs(runner: StageRunner, runId: number, lines = 15): string {
+  return Object.entries(runner.logs.get(runId) ?? {})
+    .map(
+      ([job, log]) =>
+        `[${job}] ${log
+          .split("\n")
+          .filter((line) => !line.startsWith("::debug::"))
+          .slice(-lines)
+          .join("\n  ")}`,
+    )
+    .join("\n");
+}
+
 /** The repository's Actions secret the caller passes on (examples/loom.yml: ANTHROPIC_API_KEY). */
 export const E2E_MODEL_KEY = "sk-ant-e2e-not-a-key";
 
