@@ -128,6 +128,8 @@ export async function executeJob(ctx: RunContext, plan: JobPlan): Promise<JobRes
     token,
     deadline: Date.now() + timeoutMinutes * 60_000,
   });
+  // GITHUB_TOKEN expires when the job ends.
+  emulator.endJob(token);
   if (ran.timedOut)
     log.line(
       `##[error]The job running on runner ${runner.name} has exceeded the maximum execution time of ${timeoutMinutes} minutes.`,
