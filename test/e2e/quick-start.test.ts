@@ -149,58 +149,55 @@ describe("README quick start: npm start, the setup page, then a working App", { 
     emulator.assertNoViolations();
   });
 
-  it(
-    "runs a plan to green through README's caller as written, with the loom release it pins (its stage workflow and action from that commit)",
-    {
-      todo: "README pins loom-stage.yml@552299c (0.3.0), whose jobs check out the stage branch that main's App no longer creates before attempt 1: this fails until the App serves or instructs 0.3.0 callers and release 0.4.0 is pinned",
-    },
-    async () => {
-      assert.ok(second, "the App runs from its .env");
-      runnerDir = await mkdtemp(path.join(tmpdir(), "loom-readme-"));
-      const completed = new Map<number, string>();
-      // Pinned: loom-dev/loom/…@<sha> comes from this repository's history at that commit, as GitHub
-      // fetches it for a user's copy; actions/checkout through its stand-in, Claude Code from the tool cache.
-      runner = createStageRunner({
-        emulator,
-        workDir: runnerDir,
-        source: "pinned",
-        script: scriptStages({ only: writeFiles({ "only.txt": "from the README caller\n" }) }),
-        onEvent: (event) => {
-          if (event.type === "run.completed") completed.set(event.runId, event.conclusion);
-        },
-      });
-      emulator.setRunner(runner);
-      const plan = planText(
-        "Readme",
-        '- id: only\n  name: Only\n  description: Write only.txt\n  acceptance: ["test -f only.txt"]',
+  it("runs a plan to green through README's caller as written, with the loom release it pins (its stage workflow and action from that commit)", async () => {
+    assert.ok(second, "the App runs from its .env");
+    runnerDir = await mkdtemp(path.join(tmpdir(), "loom-readme-"));
+    const completed = new Map<number, string>();
+    // Pinned: loom-dev/loom/…@<sha> comes from this repository's history at that commit, as GitHub
+    // fetches it for a user's copy; actions/checkout through its stand-in, Claude Code from the tool
+    // cache. README pins loom-stage.yml@552299c (0.3.0), whose jobs check out the stage branch: the
+    // App reads that pin and creates the branch before attempt 1 (without that, the checkout fails:
+    // "A branch or tag with the name 'loom/pr-3/PLAN-readme/only' could not be found").
+    runner = createStageRunner({
+      emulator,
+      workDir: runnerDir,
+      source: "pinned",
+      script: scriptStages({ only: writeFiles({ "only.txt": "from the README caller\n" }) }),
+      onEvent: (event) => {
+        if (event.type === "run.completed") completed.set(event.runId, event.conclusion);
+      },
+    });
+    emulator.setRunner(runner);
+    const plan = planText(
+      "Readme",
+      '- id: only\n  name: Only\n  description: Write only.txt\n  acceptance: ["test -f only.txt"]',
+    );
+    const pull = await emulator.as("alice").openPullRequest({
+      head: "plan-readme",
+      title: "Plan: readme",
+      files: { "doc/plans/PLAN-readme.md": plan },
+    });
+    const server = second;
+    const ended = await waitUntil(async () => {
+      const runs = emulator.state.runs.filter((r) => r.inputs["plan_id"] === "PLAN-readme");
+      const failed = runs.find((r) => completed.has(r.id) && completed.get(r.id) !== "success");
+      if (failed) return `run ${failed.id} ended ${completed.get(failed.id)}`;
+      const tip = (await emulator.repo().git.readBranch(pull.headRef)) ?? pull.headSha;
+      const check = emulator.state.checkRuns.find(
+        (r) => r.headSha === tip && r.name === "loom: PLAN-readme" && r.status === "completed",
       );
-      const pull = await emulator.as("alice").openPullRequest({
-        head: "plan-readme",
-        title: "Plan: readme",
-        files: { "doc/plans/PLAN-readme.md": plan },
-      });
-      const server = second;
-      const ended = await waitUntil(async () => {
-        const runs = emulator.state.runs.filter((r) => r.inputs["plan_id"] === "PLAN-readme");
-        const failed = runs.find((r) => completed.has(r.id) && completed.get(r.id) !== "success");
-        if (failed) return `run ${failed.id} ended ${completed.get(failed.id)}`;
-        const tip = (await emulator.repo().git.readBranch(pull.headRef)) ?? pull.headSha;
-        const check = emulator.state.checkRuns.find(
-          (r) => r.headSha === tip && r.name === "loom: PLAN-readme" && r.status === "completed",
-        );
-        return check ? `plan ${check.conclusion ?? ""}` : undefined;
-      }, server);
-      const failedRun = Number(/^run (\d+)/.exec(ended)?.[1] ?? 0);
-      assert.equal(ended, "plan success", describeRunLogs(runner, failedRun, 12));
-      assert.equal(
-        await emulator
-          .repo()
-          .git.readBlob(pull.headRef, "only.txt")
-          .then((b) => b?.toString("utf8")),
-        "from the README caller\n",
-      );
-    },
-  );
+      return check ? `plan ${check.conclusion ?? ""}` : undefined;
+    }, server);
+    const failedRun = Number(/^run (\d+)/.exec(ended)?.[1] ?? 0);
+    assert.equal(ended, "plan success", describeRunLogs(runner, failedRun, 12));
+    assert.equal(
+      await emulator
+        .repo()
+        .git.readBlob(pull.headRef, "only.txt")
+        .then((b) => b?.toString("utf8")),
+      "from the README caller\n",
+    );
+  });
 });
 
 /** Polls `check` (every 250 ms, at most 150 s) until it returns a value. */
