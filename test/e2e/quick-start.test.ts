@@ -30,7 +30,7 @@ import { DIAMOND_PLAN } from "./sample-plans.ts";
 /** The plan's check run and its root stage's (the others get theirs when they start). */
 const STAGE_CHECKS = ["loom: PLAN-diamond", "loom: a"];
 
-describe("README quick start: npm start, the setup page, then a working App", { timeout: 170_000 }, () => {
+describe("README quick start: npm start, the setup page, then a working App", { timeout: 280_000 }, () => {
   let emulator: Emulator;
   let checkout: string;
   let port: number;
