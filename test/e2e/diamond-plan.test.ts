@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { PullRecord } from "./e2e-requests.ts";
 import { dispatchesOf, mergesOf } from "./e2e-requests.ts";
-import { BOT, startE2E, type E2E } from "./harness.ts";
+import { createClient } from "../emulator/emulator-fixture.ts";
+import { BOT, OWNER, REPO, startE2E, type E2E } from "./harness.ts";
 import { planText, scriptStages, writeFiles } from "./model-script.ts";
 
 const PLAN_PATH = "doc/plans/PLAN-diamond.md";
@@ -37,8 +38,12 @@ describe(
   () => {
     let e2e: E2E;
     let pull: PullRecord;
+    const callerOutputs: Record<string, string>[] = [];
     before(async () => {
       e2e = await startE2E({
+        onRunnerEvent: (event) => {
+          if (event.type === "run.completed") callerOutputs.push(event.outputs);
+        },
         script: scriptStages({
           a: writeFiles({ "a.txt": "alpha\n" }),
           b: writeFiles({ "b.txt": "beta\n" }),
@@ -290,6 +295,34 @@ describe(
         outcomeReads.length < reported.length,
         `loom-publish read for ${outcomeReads.length} of ${reported.length} runs`,
       );
+    });
+
+    it("hands each run's outcome, turns and cost to the calling job as the stage workflow's outputs", () => {
+      assert.equal(callerOutputs.length, 4);
+      for (const outputs of callerOutputs) {
+        assert.deepEqual(Object.keys(outputs).sort(), ["cost-usd", "outcome", "turns"]);
+        assert.equal(outputs["outcome"], "completed");
+        assert.ok(Number(outputs["turns"]) > 0 && Number(outputs["cost-usd"]) > 0, JSON.stringify(outputs));
+      }
+    });
+
+    it("ran each stage's two jobs of the called workflow on a GitHub-hosted runner (the caller's default runs-on), as the jobs API shows", async () => {
+      const octokit = createClient(e2e.emulator);
+      for (const run of e2e.emulator.state.runs) {
+        const { data } = await octokit.rest.actions.listJobsForWorkflowRun({
+          owner: OWNER,
+          repo: REPO,
+          run_id: run.id,
+        });
+        assert.deepEqual(
+          data.jobs.map((job) => [job.name, job.conclusion, job.labels, job.runner_group_name]),
+          [
+            ["stage / run", "success", ["ubuntu-latest"], "GitHub Actions"],
+            ["stage / publish", "success", ["ubuntu-latest"], "GitHub Actions"],
+          ],
+          `run ${run.id}`,
+        );
+      }
     });
 
     it("made only requests GitHub's OpenAPI description allows, and uploaded artifacts cleanly", () => {

@@ -9,6 +9,7 @@ import { startEmulator, type Emulator } from "../emulator/start-emulator.ts";
 import { dropSchema } from "../store/test-database.ts";
 import {
   createStageRunner,
+  describeRunLogs,
   type ModelScript,
   type RunnerEvent,
   type StageRunner,
@@ -253,12 +254,6 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
       script: options.script,
       ...(options.entry ? { entry: options.entry } : {}),
       jobTimeoutMs: options.jobTimeoutMs ?? 90_000,
-      runInputs: {
-        claude_path: CLAUDE_PATH,
-        silence_timeout_minutes: "2",
-        check_timeout_minutes: "1",
-        allowed_tools: "Read,Write,Edit,Glob,Grep,LS,Bash",
-      },
       ...(options.onRunnerEvent ? { onEvent: options.onRunnerEvent } : {}),
       ...(options.fault ? { fault: options.fault } : {}),
     });
@@ -360,25 +355,14 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
           .flat()
           .filter((l) => Number(l["level"]) >= 40)
           .map((l) => `app ${String(l["msg"])}: ${JSON.stringify(l["err"] ?? "").slice(0, 500)}`);
-        const jobs = [...runner.logs].map(
-          ([id, logs]) =>
-            `run ${id}: ${Object.entries(logs)
-              .map(
-                ([job, log]) =>
-                  `[${job}] ${log
-                    .split("\n")
-                    .filter((line) => !line.startsWith("::debug::"))
-                    .slice(-15)
-                    .join("\n  ")}`,
-              )
-              .join("\n")}`,
-        );
+        const jobs = [...runner.logs.keys()].map((id) => `run ${id}: ${describeRunLogs(runner, id)}`);
         return [
           ...errors.slice(-10),
           ...jobs.slice(-4),
           ...emulator.violations.map(
             (v) => `violation ${v.kind} ${v.method} ${v.path}: ${v.errors.join("; ")}`,
           ),
+          ...[...runner.startupFailures].map(([id, why]) => `run ${id} failed at startup: ${why}`),
           ...emulator.runnerErrors.map(
             (e) =>
               `runner error: ${e.message}: ${e.cause instanceof Error ? (e.cause.stack ?? e.cause.message) : JSON.stringify(e.cause)}`,

@@ -1,18 +1,21 @@
 import assert from "node:assert/strict";
-import { readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { tmpdir } from "node:os";
 import { startEmulator, type Emulator } from "../emulator/start-emulator.ts";
+import { readmeCaller } from "../workflows/readme-caller.ts";
+import { planText, scriptStages, writeFiles } from "./model-script.ts";
 import {
   freePort,
   freshCheckout,
   npmStart,
-  ROOT,
   stop,
   waitFor,
   waitForCheckRuns,
   type NpmStart,
 } from "./npm-start.ts";
+import { createStageRunner, describeRunLogs, type StageRunner } from "./runner/create-stage-runner.ts";
 import { DIAMOND_PLAN } from "./sample-plans.ts";
 
 /**
@@ -27,15 +30,19 @@ import { DIAMOND_PLAN } from "./sample-plans.ts";
 /** The plan's check run and its root stage's (the others get theirs when they start). */
 const STAGE_CHECKS = ["loom: PLAN-diamond", "loom: a"];
 
-describe("README quick start: npm start, the setup page, then a working App", { timeout: 170_000 }, () => {
+describe("README quick start: npm start, the setup page, then a working App", { timeout: 280_000 }, () => {
   let emulator: Emulator;
   let checkout: string;
   let port: number;
   let first: NpmStart | null = null;
   let second: NpmStart | null = null;
+  let runner: StageRunner | null = null;
+  let runnerDir = "";
 
   before(async () => {
-    const caller = await readFile(path.join(ROOT, "examples/loom.yml"), "utf8");
+    // The caller a newcomer copies from README (test/workflows/readme-caller.test.ts: examples/loom.yml).
+    const caller = readmeCaller();
+    assert.ok(caller !== null, "README.md has the caller block");
     emulator = await startEmulator({
       webhookUrl: null,
       permissions: { alice: "write" },
@@ -67,6 +74,8 @@ describe("README quick start: npm start, the setup page, then a working App", { 
   });
 
   after(async () => {
+    runner?.stopAll();
+    if (runnerDir) await rm(runnerDir, { recursive: true, force: true });
     if (first) await stop(first);
     if (second) await stop(second);
     await emulator?.close();
@@ -139,4 +148,64 @@ describe("README quick start: npm start, the setup page, then a working App", { 
     await waitForCheckRuns(emulator, pull, STAGE_CHECKS, second);
     emulator.assertNoViolations();
   });
+
+  it("runs a plan to green through README's caller as written, with the loom release it pins (its stage workflow and action from that commit)", async () => {
+    assert.ok(second, "the App runs from its .env");
+    runnerDir = await mkdtemp(path.join(tmpdir(), "loom-readme-"));
+    const completed = new Map<number, string>();
+    // Pinned: loom-dev/loom/…@<sha> comes from this repository's history at that commit, as GitHub
+    // fetches it for a user's copy; actions/checkout through its stand-in, Claude Code from the tool
+    // cache. README pins loom-stage.yml@552299c (0.3.0), whose jobs check out the stage branch: the
+    // App reads that pin and creates the branch before attempt 1 (without that, the checkout fails:
+    // "A branch or tag with the name 'loom/pr-3/PLAN-readme/only' could not be found").
+    runner = createStageRunner({
+      emulator,
+      workDir: runnerDir,
+      source: "pinned",
+      script: scriptStages({ only: writeFiles({ "only.txt": "from the README caller\n" }) }),
+      onEvent: (event) => {
+        if (event.type === "run.completed") completed.set(event.runId, event.conclusion);
+      },
+    });
+    emulator.setRunner(runner);
+    const plan = planText(
+      "Readme",
+      '- id: only\n  name: Only\n  description: Write only.txt\n  acceptance: ["test -f only.txt"]',
+    );
+    const pull = await emulator.as("alice").openPullRequest({
+      head: "plan-readme",
+      title: "Plan: readme",
+      files: { "doc/plans/PLAN-readme.md": plan },
+    });
+    const server = second;
+    const ended = await waitUntil(async () => {
+      const runs = emulator.state.runs.filter((r) => r.inputs["plan_id"] === "PLAN-readme");
+      const failed = runs.find((r) => completed.has(r.id) && completed.get(r.id) !== "success");
+      if (failed) return `run ${failed.id} ended ${completed.get(failed.id)}`;
+      const tip = (await emulator.repo().git.readBranch(pull.headRef)) ?? pull.headSha;
+      const check = emulator.state.checkRuns.find(
+        (r) => r.headSha === tip && r.name === "loom: PLAN-readme" && r.status === "completed",
+      );
+      return check ? `plan ${check.conclusion ?? ""}` : undefined;
+    }, server);
+    const failedRun = Number(/^run (\d+)/.exec(ended)?.[1] ?? 0);
+    assert.equal(ended, "plan success", describeRunLogs(runner, failedRun, 12));
+    assert.equal(
+      await emulator
+        .repo()
+        .git.readBlob(pull.headRef, "only.txt")
+        .then((b) => b?.toString("utf8")),
+      "from the README caller\n",
+    );
+  });
 });
+
+/** Polls `check` (every 250 ms, at most 150 s) until it returns a value. */
+async function waitUntil(check: () => Promise<string | undefined>, server: NpmStart): Promise<string> {
+  for (let round = 0; round < 600; round++) {
+    const value = await check();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return assert.fail(`the plan neither ended nor failed a run in time:\n${server.output().slice(-3000)}`);
+}

@@ -6,7 +6,14 @@ import { endJobTokensOfRun } from "./caller-of.ts";
 import type { Workflow } from "./read-workflow.ts";
 
 export type RunConclusion =
-  "success" | "failure" | "cancelled" | "timed_out" | "skipped" | "neutral" | "action_required";
+  | "success"
+  | "failure"
+  | "cancelled"
+  | "timed_out"
+  | "skipped"
+  | "neutral"
+  | "action_required"
+  | "startup_failure";
 
 /**
  * The runner side of the emulator: whoever plays GitHub Actions. `dispatched` is called (not

@@ -3,6 +3,7 @@ import { createFromManifest } from "./app-registration.ts";
 import { artifactRoutes } from "./artifact-routes.ts";
 import { checkRunRoutes } from "./check-run-routes.ts";
 import { issueRoutes } from "./issue-routes.ts";
+import { jobRoutes } from "./job-routes.ts";
 import { pullRoutes } from "./pull-routes.ts";
 import { refRoutes } from "./ref-routes.ts";
 import { gitDataRoutes } from "./git-data-routes.ts";
@@ -17,6 +18,7 @@ export const emulatorRoutes: Routes = {
   ...gitDataRoutes,
   ...checkRunRoutes,
   ...actionsRoutes,
+  ...jobRoutes,
   ...artifactRoutes,
   ...issueRoutes,
   "apps/create-from-manifest": createFromManifest,

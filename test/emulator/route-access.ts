@@ -90,6 +90,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   "actions/list-workflow-runs": needs(read("actions")),
   "actions/list-workflow-runs-for-repo": needs(read("actions")),
   "actions/get-workflow-run": needs(read("actions")),
+  "actions/list-jobs-for-workflow-run": needs(read("actions")),
+  "actions/get-job-for-workflow-run": needs(read("actions")),
   "actions/cancel-workflow-run": needs(write("actions")),
   "actions/force-cancel-workflow-run": needs(write("actions")),
   "actions/list-workflow-run-artifacts": needs(read("actions")),

@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { after, describe, it } from "node:test";
 import { STAGE_OUTCOMES } from "../../src/artifacts/stage-result.ts";
-import { evaluateExpression } from "./evaluate-expression.ts";
+import { evaluateExpression } from "./executor/evaluate-template.ts";
+import { readWorkflowTokens } from "./workflow-tokens.ts";
 import {
   DISPATCH_INPUTS,
   loadAction,
@@ -183,27 +184,31 @@ describe("id-token: write only on the OIDC path", () => {
   });
 });
 
-describe("runs-on takes a label or JSON", () => {
-  const expression = loadWorkflow(STAGE).jobs.run?.["runs-on"] ?? "";
-  const runsOn = (value: string) => evaluateExpression(expression, { "runs-on": value });
+describe("runs-on takes a label or JSON (the workflow's own expression, GitHub's engine)", () => {
+  const runsOn = async (value: string) =>
+    (await readWorkflowTokens(STAGE)).evaluateJobKey("run", "runs-on", { inputs: { "runs-on": value } });
 
-  it("a single label or an ARC scale set name stays a string", () => {
-    assert.equal(runsOn("ubuntu-latest"), "ubuntu-latest");
-    assert.equal(runsOn("arc-runner-set"), "arc-runner-set");
+  it("a single label or an ARC scale set name stays a string", async () => {
+    assert.equal(await runsOn("ubuntu-latest"), "ubuntu-latest");
+    assert.equal(await runsOn("arc-runner-set"), "arc-runner-set");
   });
 
-  it("a JSON list becomes a list of labels, a JSON object a runner group", () => {
-    assert.deepEqual(runsOn('["self-hosted","linux","x64"]'), ["self-hosted", "linux", "x64"]);
-    assert.deepEqual(runsOn('{"group":"larger","labels":["linux"]}'), { group: "larger", labels: ["linux"] });
+  it("a JSON list becomes a list of labels, a JSON object a runner group", async () => {
+    assert.deepEqual(await runsOn('["self-hosted","linux","x64"]'), ["self-hosted", "linux", "x64"]);
+    assert.deepEqual(await runsOn('{"group":"larger","labels":["linux"]}'), {
+      group: "larger",
+      labels: ["linux"],
+    });
   });
 
-  it("the evaluator follows GitHub: operands returned, short-circuit, unknown names refused", () => {
-    assert.equal(evaluateExpression("${{ '' || 'b' }}", {}), "b");
-    assert.equal(evaluateExpression("${{ 'a' && 'b' }}", {}), "b");
-    assert.equal(evaluateExpression("${{ startsWith('x', '[') && fromJSON('not json') || 'x' }}", {}), "x");
-    assert.equal(evaluateExpression("${{ inputs.p == 'BEDROCK' }}", { p: "bedrock" }), true);
-    assert.throws(() => evaluateExpression("${{ inputs.nope }}", {}), /not an input/);
-    assert.throws(() => evaluateExpression("${{ format('{0}', 'a') }}", {}), /unknown function/);
+  it("evaluates as GitHub does: operands returned, short-circuit, unknown names refused", () => {
+    const scope = (inputs: Record<string, string>) => ({ contexts: { inputs } });
+    assert.equal(evaluateExpression("'' || 'b'", scope({})), "b");
+    assert.equal(evaluateExpression("'a' && 'b'", scope({})), "b");
+    assert.equal(evaluateExpression("startsWith('x', '[') && fromJSON('not json') || 'x'", scope({})), "x");
+    assert.equal(evaluateExpression("inputs.p == 'BEDROCK'", scope({ p: "bedrock" })), true);
+    assert.throws(() => evaluateExpression("secrets.nope", scope({})), /Unrecognized named-value/);
+    assert.throws(() => evaluateExpression("nope('a')", scope({})), /Unrecognized function/);
   });
 });
 

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkWorkflow } from "./check-workflow.ts";
 import { lintWorkflow } from "./lint-workflow.ts";
-import { STAGE_CHECKOUT_REF, stageCheckoutRef } from "../e2e/runner/git-clone.ts";
+import { readWorkflowTokens } from "./workflow-tokens.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const workflowDir = join(root, ".github", "workflows");
@@ -42,16 +42,33 @@ describe("shipped workflows keep the static rules", () => {
     });
   }
 
-  it("both stage workflows check out, in both jobs, the ref the e2e runner plays (attempt 1: the merge point)", () => {
+  it("both stage workflows check out, in both jobs, the merge point on attempt 1 and the stage branch after (their own ref: expressions, evaluated by GitHub's engine)", async () => {
+    const request = { attempt: "1", base: "feature/x", branch: "loom/pr-7/PLAN-a/s" };
+    // The caller passes `toJSON(inputs)`: GitHub's pretty-printed JSON of the dispatch inputs.
+    const refs = (tokens: Awaited<ReturnType<typeof readWorkflowTokens>>, given: Record<string, string>) =>
+      ["run", "publish"].flatMap((job) =>
+        tokens
+          .evaluateWith(job, "actions/checkout@", {
+            inputs: { request: JSON.stringify(given, null, 2) },
+            github: {},
+          })
+          .map((w) => (w as Record<string, string>)["ref"]),
+      );
     for (const name of ["loom-stage.yml", "loom-stage-oidc.yml"]) {
-      const refs = [...read(join(workflowDir, name)).matchAll(/^ {10}ref: (.*)$/gm)].map((m) => m[1]);
-      assert.deepEqual(refs, [STAGE_CHECKOUT_REF, STAGE_CHECKOUT_REF], name);
+      const tokens = await readWorkflowTokens(join(workflowDir, name));
+      assert.deepEqual(refs(tokens, request), ["feature/x", "feature/x"], name);
+      for (const attempt of ["2", "12"])
+        assert.deepEqual(
+          refs(tokens, { ...request, attempt }),
+          [request.branch, request.branch],
+          `${name} attempt ${attempt}`,
+        );
+      assert.deepEqual(
+        refs(tokens, { ...request, base: "" }),
+        [request.branch, request.branch],
+        `${name} without a base`,
+      );
     }
-    const inputs = { attempt: "1", base: "feature/x", branch: "loom/pr-7/PLAN-a/s" };
-    assert.equal(stageCheckoutRef(inputs), "feature/x");
-    assert.equal(stageCheckoutRef({ ...inputs, attempt: "2" }), "loom/pr-7/PLAN-a/s");
-    assert.equal(stageCheckoutRef({ ...inputs, attempt: "12" }), "loom/pr-7/PLAN-a/s");
-    assert.equal(stageCheckoutRef({ ...inputs, base: "" }), "loom/pr-7/PLAN-a/s");
   });
 
   it("pins CI's PostgreSQL and Redis service images by digest", () => {

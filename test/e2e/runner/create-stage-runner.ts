@@ -1,4 +1,3 @@
-import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RunConclusion, Runner } from "../../emulator/create-run-control.ts";
@@ -9,20 +8,15 @@ import {
   type FakeModelServerOptions,
   type RecordedRequest,
 } from "../../support/fake-model-server.ts";
-import { checkout, stageCheckoutRef } from "./git-clone.ts";
-import { readJobPermissions } from "./job-permissions.ts";
-import {
-  buildActionEnv,
-  readOutputs,
-  startAction,
-  defaultActionEntry,
-  type ActionEntry,
-  type ActionExit,
-  type RunningAction,
-} from "./run-action.ts";
+import { createWorkflowExecutor } from "../../workflows/executor/create-workflow-executor.ts";
+import type { LoomSource } from "../../workflows/executor/resolve-uses.ts";
+import { jobDir, type JobReport } from "../../workflows/executor/run-context.ts";
+import type { RunnerSpec } from "../../workflows/executor/runs-on.ts";
+import type { StepExit } from "../../workflows/executor/step-process.ts";
 
 /** How long a crashing run lives (a runner is picked up and lost), so its dispatch is recorded first. */
 const CRASH_AFTER_MS = 2_000;
+const ROOT = path.resolve(import.meta.dirname, "../../..");
 
 /** One dispatched stage run as the model script sees it. */
 export type StageJob = {
@@ -39,32 +33,51 @@ export type StageJob = {
 /** The scripted model of one session: turns for Claude Code, or a whole fake-server setup. */
 export type ModelScript = (job: StageJob) => FakeModelServerOptions | Promise<FakeModelServerOptions>;
 
+/** How loom's action step of a job ended, with the job's whole (masked) log. */
+export type ActionExit = { code: number | null; signal: string | null; log: string; timedOut: boolean };
+
 export type RunnerEvent =
   | { type: "run.started"; runId: number; job: StageJob }
   | {
       type: "job.finished";
       runId: number;
-      job: "run" | "publish";
+      /** The job's id in the stage workflow (`run`, `publish`). */
+      job: string;
       exit: ActionExit;
+      /** The outputs of the job's loom action step (outcome, result_path, published, …). */
       outputs: Record<string, string>;
       /** The run job's scripted model: every request Claude Code sent it (the prompt is in the first main one). */
       modelRequests?: RecordedRequest[];
     }
-  | { type: "run.completed"; runId: number; stageId: string; conclusion: RunConclusion };
+  | {
+      type: "run.completed";
+      runId: number;
+      stageId: string;
+      conclusion: RunConclusion;
+      /** What the caller's job got from the stage workflow it called (`needs.stage.outputs`: outcome, cost-usd, turns). */
+      outputs: Record<string, string>;
+    };
 
 export type StageRunnerOptions = {
   emulator: Emulator;
   /** Scratch space for workspaces and job folders. */
   workDir: string;
   script: ModelScript;
-  entry?: ActionEntry;
-  /** Per job (the action's process is killed after it). Default 120 s. */
+  /** working-tree mode: the action's committed bundle (default) or its TypeScript entry. */
+  entry?: "src" | "dist";
+  /**
+   * Where `loom-dev/loom/…@<sha>` comes from: this checkout (`working-tree`, the default: the e2e
+   * tests of the current tree) or this repository's history at the pinned SHA (`pinned`: the README
+   * caller's test, which runs the release a user's copy pins).
+   */
+  source?: LoomSource["mode"];
+  /** A test's guard per step (the workflow's own `timeout-minutes` apply too). Default 120 s. */
   jobTimeoutMs?: number;
-  /** Extra `with:` inputs of the run job (claude_path, timeouts…). */
-  runInputs?: Record<string, string>;
+  /** Self-hosted or ARC runners besides GitHub-hosted ones. */
+  runners?: RunnerSpec[];
   onEvent?: (event: RunnerEvent) => void;
   /**
-   * A scripted infrastructure fault for a run: `crash` = the runner dies before the action starts
+   * A scripted infrastructure fault for a run: `crash` = the runner dies before the workflow starts
    * (the run concludes `failure` with no artifacts, as when a hosted runner is lost);
    * `crash-at-once` = the same with no delay, so the run may finish before the app has recorded
    * its dispatch.
@@ -73,162 +86,158 @@ export type StageRunnerOptions = {
 };
 
 export type StageRunner = Runner & {
-  /** Logs of every job, by run id ("run" / "publish"), for failure messages. */
+  /** Logs of every job that ran, by run id and job id ("run" / "publish"), for failure messages. */
   logs: Map<number, Record<string, string>>;
-  /** Kills every action still running. */
+  /** Why GitHub would have refused a run at startup, by run id. */
+  startupFailures: Map<number, string>;
+  /** Kills every step still running. */
   stopAll(): void;
 };
 
+/** The last `lines` lines of each job's log of run `runId`, without `::debug::` lines: for failure messages. */
+export function describeRunLogs(runner: StageRunner, runId: number, lines = 15): string {
+  return Object.entries(runner.logs.get(runId) ?? {})
+    .map(
+      ([job, log]) =>
+        `[${job}] ${log
+          .split("\n")
+          .filter((line) => !line.startsWith("::debug::"))
+          .slice(-lines)
+          .join("\n  ")}`,
+    )
+    .join("\n");
+}
+
+/** The repository's Actions secret the caller passes on (examples/loom.yml: ANTHROPIC_API_KEY). */
+export const E2E_MODEL_KEY = "sk-ant-e2e-not-a-key";
+
 /**
- * Plays GitHub Actions for the stage workflow (examples/loom.yml → loom-stage.yml): for each
- * dispatched run, mark it in progress, run job `run` (checkout of `stageCheckoutRef`, the real action
- * in `mode: run` against a scripted model), then job `publish` (a fresh checkout, `mode: publish`),
- * then complete the run — each step firing the `workflow_run` webhooks GitHub fires. Clones and
- * pushes go over the emulator's git smart HTTP with the job token; artifacts go through the
- * emulator's results service with the job's runtime token (both from `emulator.runnerEnv`).
+ * GitHub Actions for the tests: every dispatched run executes the caller workflow from the default
+ * branch (examples/loom.yml, calling loom-stage.yml) with the workflow executor — GitHub's parser and
+ * expression engine, jobs in `needs` order, the real action in node, checkout over the emulator's git
+ * — against a scripted model reached through the runner machine's ANTHROPIC_BASE_URL.
  */
 export function createStageRunner(options: StageRunnerOptions): StageRunner {
   const { emulator } = options;
-  const active = new Map<number, { action: RunningAction | null; cancelled: boolean }>();
   const logs = new Map<number, Record<string, string>>();
-  const timeoutMs = options.jobTimeoutMs ?? 120_000;
+  const lost = new Set<number>();
+  const models = new Map<number, RecordedRequest[]>();
+  const calledOutputs = new Map<number, Record<string, string>>();
+  const executor = createWorkflowExecutor({
+    emulator,
+    workDir: options.workDir,
+    source: {
+      repository: "loom-dev/loom",
+      mode: options.source ?? "working-tree",
+      root: ROOT,
+      entry: options.entry ?? defaultActionEntry(),
+    },
+    secrets: { ANTHROPIC_API_KEY: E2E_MODEL_KEY },
+    runners: options.runners ?? [],
+    stepTimeoutCapMs: options.jobTimeoutMs ?? 120_000,
+    onJob: (report) => reportJob(report),
+  });
 
-  async function runJob(
-    run: RunRecord,
-    name: "run" | "publish",
-    withInputs: Record<string, string>,
-    env: Record<string, string>,
-    modelRequests?: RecordedRequest[],
-  ): Promise<{ exit: ActionExit; outputs: Record<string, string> }> {
-    const jobDir = path.join(options.workDir, `run-${run.id}`, name);
-    const workspace = path.join(jobDir, "workspace");
-    await mkdir(jobDir, { recursive: true });
-    const runner = emulator.runnerEnv(run.id, await readJobPermissions(emulator, run, name));
-    await checkout({
-      cloneUrl: emulator.cloneUrl(run.repo),
-      branch: stageCheckoutRef(run.inputs),
-      into: workspace,
-      token: runner["GITHUB_TOKEN"] ?? "",
-      // run: `persist-credentials: false`; publish keeps them to push.
-      persistCredentials: name === "publish",
-    });
-    const actionEnv = await buildActionEnv({
-      runner,
-      with: withInputs,
-      workspace,
-      jobDir,
-      jobName: name,
-      env,
-    });
-    const state = active.get(run.id);
-    if (state?.cancelled) {
-      // GitHub starts no step of a job cancelled before it got there.
-      return {
-        exit: { code: null, signal: null, log: "cancelled before the step started", timedOut: false },
-        outputs: {},
-      };
+  function reportJob(report: JobReport): void {
+    if (report.calls !== undefined) {
+      calledOutputs.set(report.runId, report.outputs);
+      return;
     }
-    const action = startAction(options.entry ?? defaultActionEntry(), actionEnv, workspace, timeoutMs);
-    if (state) state.action = action;
-    const exit = await action.done;
-    if (state) state.action = null;
-    const outputs = await readOutputs(actionEnv["GITHUB_OUTPUT"] ?? "");
-    logs.set(run.id, { ...logs.get(run.id), [name]: exit.log });
+    if (report.conclusion === "skipped") return;
+    logs.set(report.runId, { ...logs.get(report.runId), [report.id]: report.log });
+    const step = report.steps.findLast(
+      (s) => (s.uses ?? "").startsWith("loom-dev/loom/action@") && s.exit !== null,
+    );
+    const exit: StepExit | null = step?.exit ?? null;
+    const requests = report.id === "run" ? models.get(report.runId) : undefined;
     options.onEvent?.({
       type: "job.finished",
-      runId: run.id,
-      job: name,
-      exit,
-      outputs,
-      ...(modelRequests ? { modelRequests } : {}),
+      runId: report.runId,
+      job: report.id,
+      exit: {
+        code: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        log: report.log,
+        timedOut: exit?.timedOut ?? false,
+      },
+      outputs: step?.outputs ?? {},
+      ...(requests ? { modelRequests: requests } : {}),
     });
-    return { exit, outputs };
   }
 
   async function dispatched(run: RunRecord): Promise<void> {
-    const state = { action: null, cancelled: false };
-    active.set(run.id, state);
-    try {
+    const job: StageJob = {
+      runId: run.id,
+      inputs: run.inputs,
+      stageId: run.inputs["stage_id"] ?? "",
+      kind: run.inputs["kind"] ?? "stage",
+      attempt: Number(run.inputs["attempt"] ?? "1"),
+      workspace: path.join(jobDir(options.workDir, run.id, "run"), "workspace"),
+    };
+    options.onEvent?.({ type: "run.started", runId: run.id, job });
+    const fault = options.fault?.(job) ?? null;
+    if (fault !== null) {
+      lost.add(run.id);
       emulator.runs.start(run.id);
-      const job: StageJob = {
+      if (fault === "crash") await sleep(CRASH_AFTER_MS);
+      emulator.runs.complete(run.id, "failure");
+      options.onEvent?.({
+        type: "run.completed",
         runId: run.id,
-        inputs: run.inputs,
-        stageId: run.inputs["stage_id"] ?? "",
-        kind: run.inputs["kind"] ?? "stage",
-        attempt: Number(run.inputs["attempt"] ?? "1"),
-        workspace: path.join(options.workDir, `run-${run.id}`, "run", "workspace"),
-      };
-      options.onEvent?.({ type: "run.started", runId: run.id, job });
-      const fault = options.fault?.(job) ?? null;
-      if (fault !== null) {
-        if (fault === "crash") await sleep(CRASH_AFTER_MS);
-        emulator.runs.complete(run.id, "failure");
-        options.onEvent?.({
-          type: "run.completed",
-          runId: run.id,
-          stageId: job.stageId,
-          conclusion: "failure",
-        });
-        return;
-      }
-      const model = await startFakeModelServer(await options.script(job));
-      const identity = {
+        stageId: job.stageId,
+        conclusion: "failure",
+        outputs: {},
+      });
+      return;
+    }
+    const model = await startFakeModelServer(await options.script(job));
+    models.set(run.id, model.requests);
+    let conclusion: RunConclusion;
+    try {
+      conclusion = await executor.execute(run, {
+        ANTHROPIC_BASE_URL: model.url,
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_TELEMETRY: "1",
+        DISABLE_AUTOUPDATER: "1",
         GIT_AUTHOR_NAME: "agent",
         GIT_AUTHOR_EMAIL: "agent@example.invalid",
         GIT_COMMITTER_NAME: "agent",
         GIT_COMMITTER_EMAIL: "agent@example.invalid",
-      };
-      const request = { ...run.inputs };
-      let conclusion: RunConclusion = "success";
-      try {
-        const ran = await runJob(
-          run,
-          "run",
-          { ...request, mode: "run", ...options.runInputs },
-          {
-            ANTHROPIC_API_KEY: "sk-ant-e2e-not-a-key",
-            ANTHROPIC_BASE_URL: model.url,
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-            DISABLE_TELEMETRY: "1",
-            DISABLE_AUTOUPDATER: "1",
-            ...identity,
-          },
-          model.requests,
-        );
-        if (ran.exit.code !== 0) conclusion = "failure";
-      } finally {
-        await model.close();
-      }
-      // publish: `if: !cancelled()`, no model, no key.
-      if (!state.cancelled) {
-        const published = await runJob(run, "publish", { ...request, mode: "publish" }, identity);
-        if (published.exit.code !== 0) conclusion = "failure";
-      }
-      if (state.cancelled) conclusion = "cancelled";
-      emulator.runs.complete(run.id, conclusion);
-      options.onEvent?.({ type: "run.completed", runId: run.id, stageId: job.stageId, conclusion });
+      });
     } finally {
-      active.delete(run.id);
+      await model.close();
     }
+    options.onEvent?.({
+      type: "run.completed",
+      runId: run.id,
+      stageId: job.stageId,
+      conclusion,
+      outputs: calledOutputs.get(run.id) ?? {},
+    });
   }
 
   return {
     logs,
+    startupFailures: executor.startupFailures,
     dispatched,
     cancelRequested(run) {
-      const state = active.get(run.id);
-      if (!state) {
-        emulator.runs.complete(run.id, "cancelled");
-        return;
-      }
-      state.cancelled = true;
-      state.action?.cancel();
+      // A lost runner hears no cancel: its run fails on its own.
+      if (lost.has(run.id)) return;
+      if (!executor.cancel(run.id)) emulator.runs.complete(run.id, "cancelled");
     },
     stopAll() {
-      for (const state of active.values()) {
-        state.cancelled = true;
-        state.action?.kill();
-      }
+      executor.killAll();
     },
   };
+}
+
+/**
+ * The action e2e runs start by default: the committed bundle, as a caller's workflow runs it
+ * (`test/action/dist-fresh.test.ts` fails when it is not what the sources build to). Loading the
+ * sources costs each job about a second of CPU more (hundreds of modules, types stripped) and each
+ * Claude Code hook the same (`hooks/*.ts` instead of `dist/hooks/*.js`): minutes of the suite.
+ * `LOOM_E2E_ENTRY=src` runs the sources, while working on them without rebuilding.
+ */
+export function defaultActionEntry(env: NodeJS.ProcessEnv = process.env): "src" | "dist" {
+  return env["LOOM_E2E_ENTRY"] === "src" ? "src" : "dist";
 }

@@ -1,0 +1,96 @@
+import { randomBytes } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { StandInFailed, StandInGap, type StandIn, type StandInStep } from "./stand-ins.ts";
+
+/*
+ * The OIDC logins of loom-stage-oidc.yml, for now: they export what the real actions export, from
+ * credentials the test supplies (`ExecutorOptions.cloud`), instead of trading GitHub's OIDC token at
+ * AWS STS or Google's STS. That is the seam where scripted Bedrock and Vertex endpoints plug in: a test
+ * gives the credentials those endpoints accept, and points Claude Code at them through the runner's
+ * machine environment (ANTHROPIC_BEDROCK_BASE_URL, ANTHROPIC_VERTEX_BASE_URL).
+ */
+
+/** Like the real ones, the logins need the job token's `id-token: write` (no ACTIONS_ID_TOKEN_REQUEST_URL otherwise). */
+function requireIdToken(step: StandInStep, what: string): void {
+  if (step.permissions["id-token"] !== "write")
+    throw new StandInFailed(
+      `${what}: Could not get ID token for authentication: the job has no id-token: write permission`,
+    );
+}
+
+function exportAll(step: StandInStep, variables: Record<string, string>): void {
+  for (const [name, value] of Object.entries(variables)) step.commands.exportVariable(name, value);
+}
+
+/** aws-actions/configure-aws-credentials v5 (role-to-assume through OIDC): the session keys and region as variables. */
+export const awsCredentialsStandIn: StandIn = {
+  inputs: {
+    "aws-region": "",
+    "role-to-assume": "",
+    "role-duration-seconds": "3600",
+    "role-session-name": "GitHubActions",
+    audience: "sts.amazonaws.com",
+  },
+  async main(step) {
+    requireIdToken(step, "configure-aws-credentials");
+    const region = step.inputs["aws-region"] ?? "";
+    if (region === "") throw new StandInFailed("Input required and not supplied: aws-region");
+    if ((step.inputs["role-to-assume"] ?? "") === "")
+      throw new StandInGap("the AWS stand-in models role-to-assume (OIDC) only");
+    const keys = step.cloud.aws;
+    if (!keys) throw new StandInGap("the test supplied no AWS credentials (ExecutorOptions.cloud.aws)");
+    for (const secret of [keys.secretAccessKey, keys.sessionToken]) step.commands.addMask(secret);
+    exportAll(step, {
+      AWS_ACCESS_KEY_ID: keys.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: keys.secretAccessKey,
+      AWS_SESSION_TOKEN: keys.sessionToken,
+      AWS_REGION: region,
+      AWS_DEFAULT_REGION: region,
+    });
+    await Promise.resolve();
+  },
+};
+
+/**
+ * google-github-actions/auth v3 (workload_identity_provider + service_account): a credentials file in
+ * the workspace, GOOGLE_APPLICATION_CREDENTIALS and its aliases, the project variables and outputs.
+ */
+export const googleAuthStandIn: StandIn = {
+  inputs: {
+    workload_identity_provider: "",
+    service_account: "",
+    project_id: "",
+    create_credentials_file: "true",
+    export_environment_variables: "true",
+  },
+  async main(step) {
+    requireIdToken(step, "google-github-actions/auth");
+    if ((step.inputs["workload_identity_provider"] ?? "") === "")
+      throw new StandInFailed(
+        'the GitHub Action workflow must specify exactly one of "workload_identity_provider" or "credentials_json"',
+      );
+    const google = step.cloud.google;
+    if (!google)
+      throw new StandInGap("the test supplied no Google credentials (ExecutorOptions.cloud.google)");
+    const file = path.join(step.workspace, `gha-creds-${randomBytes(8).toString("hex")}.json`);
+    await writeFile(file, JSON.stringify(google.credentials), { mode: 0o600 });
+    const project = step.inputs["project_id"] || google.project || "";
+    exportAll(step, {
+      CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE: file,
+      GOOGLE_APPLICATION_CREDENTIALS: file,
+      GOOGLE_GHA_CREDS_PATH: file,
+      ...(project
+        ? {
+            CLOUDSDK_CORE_PROJECT: project,
+            CLOUDSDK_PROJECT: project,
+            GCLOUD_PROJECT: project,
+            GCP_PROJECT: project,
+            GOOGLE_CLOUD_PROJECT: project,
+          }
+        : {}),
+    });
+    step.commands.setOutput("credentials_file_path", file);
+    if (project) step.commands.setOutput("project_id", project);
+  },
+};
