@@ -16,8 +16,9 @@ export function isPlanDone(state: PlanState): boolean {
 }
 
 /**
- * `deleteBranch` for every stage branch loom created, once, at the step where the plan becomes
- * done, when the repository asked for it (`delete_branches`). Their work is merged into the pull
+ * `deleteBranch` for every stage branch loom created (and the `/loom continue` record of a continued
+ * stage), once, at the step where the plan becomes done, when the repository asked for it
+ * (`delete_branches`). Their work is merged into the pull
  * request's branch by then; a closed, unfinished plan keeps its branches for people to look at.
  */
 export function computeCleanupEffects(before: PlanState | null, after: PlanState): Effect[] {
@@ -30,5 +31,6 @@ export function computeCleanupEffects(before: PlanState | null, after: PlanState
       type: "deleteBranch" as const,
       key: `${prefix}:${stage.id}:delete-branch`,
       branch: makeStageBranch(after, stage.id),
+      ...(stage.sessions.some((s) => s.kind === "continue") ? { continueRecord: true as const } : {}),
     }));
 }

@@ -1,0 +1,278 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { runStage } from "../../action/src/run-stage.ts";
+import { RunStageInputs } from "../../action/src/run-stage-inputs.ts";
+import type { ContinueRecordRead } from "../../action/src/github/read-continue-record.ts";
+import type { ArtifactReader } from "../../action/src/upload/artifact-port.ts";
+import { loadPreviousSession } from "../../action/src/upload/load-previous-session.ts";
+import { startFakeModelServer, type FakeTurn, type RecordedRequest } from "../support/fake-model-server.ts";
+import { createSandbox, type Sandbox } from "../support/fake-model-sandbox.ts";
+import { git, planText } from "./run-stage-fixture.ts";
+import { sandboxDeps } from "./sandbox-deps.ts";
+
+const PLAN_PATH = "doc/plans/PLAN-demo.md";
+const STAGE = `
+- id: build
+  name: Build the greeter
+  description: Write greet.txt saying hello
+  acceptance:
+    - "grep hello greet.txt"
+`;
+/** The job's model key in these tests (sandboxDeps' knownSecrets): it must never leave the job. */
+const SECRET = "sk-ant-test-not-a-key";
+const KEY = "abc-pr1-PLAN-demo:build:2:dispatch";
+const INSTRUCTIONS = "also handle the empty case";
+
+const done: FakeTurn = { blocks: [{ type: "text", text: "Done." }] };
+
+/** Artifacts a run uploaded, by name, as files under `<dir>/<name>/`. */
+function uploadsInto(dir: string) {
+  return async (name: string, files: string[], rootDirectory: string) => {
+    for (const file of files) {
+      const target = path.join(dir, name, path.relative(rootDirectory, file));
+      await mkdir(path.dirname(target), { recursive: true });
+      await cp(file, target);
+    }
+  };
+}
+
+/** The artifacts of an earlier run as the job's artifact reader lists and downloads them. */
+function readerOf(dir: string): ArtifactReader {
+  return {
+    list: async () =>
+      (await readdir(dir)).map((name, index) => ({ id: index + 1, name, createdAt: 1000 - index })),
+    download: async (_source, id, directory) => {
+      const name = (await readdir(dir))[id - 1] ?? "";
+      await cp(path.join(dir, name), directory, { recursive: true });
+    },
+  };
+}
+
+type Attempt = {
+  box: Sandbox;
+  workspace: string;
+  home: string;
+  uploads: string;
+  turns: FakeTurn[];
+  kind: "stage" | "continue";
+  attempt: number;
+  record?: ContinueRecordRead;
+  previous?: string;
+};
+
+/** One run of the stage with the real Claude Code against a scripted model; returns the result and the model's requests. */
+async function runAttempt(a: Attempt) {
+  const server = await startFakeModelServer({ turns: a.turns });
+  const env = {
+    ...a.box.claudeEnv(server.url),
+    HOME: a.home,
+    CLAUDE_CONFIG_DIR: path.join(a.home, ".claude"),
+  };
+  const deps = sandboxDeps(a.box, server.url, {
+    workspace: a.workspace,
+    tempDir: path.join(a.home, "tmp"),
+    sessionEnv: env,
+    uploadArtifact: uploadsInto(a.uploads),
+    ...(a.record === undefined
+      ? {}
+      : { readContinueRecord: () => Promise.resolve(a.record as ContinueRecordRead) }),
+    ...(a.previous === undefined
+      ? {}
+      : {
+          loadPrevious: (runId: number, options?: { withSessionState?: boolean }) =>
+            loadPreviousSession(
+              readerOf(a.previous ?? ""),
+              { runId, token: "t", owner: "o", repo: "r" },
+              path.join(a.home, "previous"),
+              options,
+            ),
+        }),
+  });
+  const inputs = RunStageInputs.parse({
+    plan_path: PLAN_PATH,
+    plan_id: "PLAN-demo",
+    stage_id: "build",
+    attempt: String(a.attempt),
+    kind: a.kind,
+    key: a.kind === "continue" ? KEY : "abc-pr1-PLAN-demo:build:1:dispatch",
+    branch: "main",
+    previous_run_id: a.kind === "continue" ? "111" : "",
+    silence_timeout_minutes: "1",
+    check_timeout_minutes: "1",
+    allowed_tools: "Read,Write,Edit,Bash(git *)",
+    claude_path: path.resolve(import.meta.dirname, "../../node_modules/.bin/claude"),
+  });
+  try {
+    const { result } = await runStage(inputs, deps);
+    return { result, requests: server.mainRequests() };
+  } finally {
+    await server.close();
+  }
+}
+
+/** A stage's first run (it writes greet.txt and says the job's key in passing), then a fresh runner for the next. */
+async function firstRun(t: { after: (fn: () => Promise<void>) => void }) {
+  const box = createSandbox();
+  const scratch = await mkdtemp(path.join(tmpdir(), "loom-continue-"));
+  t.after(async () => {
+    box.cleanup();
+    await rm(scratch, { recursive: true, force: true });
+  });
+  await mkdir(path.join(box.repo, "doc/plans"), { recursive: true });
+  await writeFile(path.join(box.repo, PLAN_PATH), planText(STAGE));
+  box.git("add", PLAN_PATH);
+  box.git("commit", "-q", "-m", "plan");
+  const first = await runAttempt({
+    box,
+    workspace: box.repo,
+    home: path.join(scratch, "home-1"),
+    uploads: path.join(scratch, "run-111"),
+    kind: "stage",
+    attempt: 1,
+    turns: [
+      {
+        blocks: [
+          {
+            type: "tool_use",
+            name: "Write",
+            input: { file_path: path.join(box.repo, "greet.txt"), content: "hello\n" },
+          },
+        ],
+      },
+      {
+        blocks: [{ type: "text", text: `Wrote greet.txt. The job's key is ${SECRET}, which I did not use.` }],
+      },
+    ],
+  });
+  assert.equal(first.result.outcome, "completed", first.result.reason);
+  // The next attempt runs on another runner: another checkout path, another HOME.
+  const workspace = path.join(scratch, "checkout-2");
+  git(scratch, "clone", "-q", box.repo, workspace);
+  return { box, scratch, workspace, first };
+}
+
+const record: ContinueRecordRead = {
+  ok: true,
+  record: {
+    version: 1,
+    key: KEY,
+    stage_id: "build",
+    by: "alice",
+    from_attempt: 1,
+    instructions: INSTRUCTIONS,
+  },
+};
+
+/** The text of every content block of a request's messages, in order. */
+function textsOf(request: RecordedRequest | undefined): string {
+  return JSON.stringify(request?.body?.messages ?? []);
+}
+
+test(
+  "with the real Claude Code: /loom continue resumes the earlier session on another runner; its first request carries the earlier context and the instructions, and the state leaves the job redacted",
+  { timeout: 170_000 },
+  async (t) => {
+    const { box, scratch, workspace } = await firstRun(t);
+    const state = await readFile(path.join(scratch, "run-111", "loom-session", "session.jsonl"), "utf8");
+    assert.ok(!state.includes(SECRET), "the job's secret never leaves in the session state");
+    assert.match(state, /The job's key is \[REDACTED\]/);
+
+    const next = await runAttempt({
+      box,
+      workspace,
+      home: path.join(scratch, "home-2"),
+      uploads: path.join(scratch, "run-112"),
+      kind: "continue",
+      attempt: 2,
+      record,
+      previous: path.join(scratch, "run-111"),
+      turns: [
+        {
+          blocks: [
+            {
+              type: "tool_use",
+              name: "Write",
+              input: { file_path: path.join(workspace, "empty.txt"), content: "empty handled\n" },
+            },
+          ],
+        },
+        done,
+      ],
+    });
+    assert.equal(next.result.outcome, "completed", next.result.reason);
+    assert.equal(next.result.kind, "continue");
+    assert.deepEqual(next.result.continued, { mode: "resumed", from_run_id: 111 });
+    const [resumed] = next.requests;
+    const messages = resumed?.body?.messages ?? [];
+    // The earlier session's context: its Write of greet.txt and its answer, then the instructions.
+    assert.match(textsOf(resumed), /"name":"Write","input":\{"file_path":"[^"]*greet\.txt"/);
+    assert.match(textsOf(resumed), /Wrote greet\.txt\. The job's key is \[REDACTED\]/);
+    const last = JSON.stringify(messages.at(-1)?.content ?? "");
+    assert.match(last, /Instructions from @alice/);
+    assert.match(last, /<instructions>\\nalso handle the empty case\\n<\/instructions>/);
+    assert.equal(next.result.commits.length, 1, "the continue's work is committed");
+    // The resumed session's state goes up again, so it can be continued once more.
+    const again = await readFile(path.join(scratch, "run-112", "loom-session", "session.json"), "utf8");
+    assert.equal(JSON.parse(again).attempt, 2);
+  },
+);
+
+test(
+  "with the real Claude Code: without the earlier session's state a continue starts fresh with a handoff prompt carrying the earlier result and the instructions, and says why",
+  { timeout: 170_000 },
+  async (t) => {
+    const { box, scratch, workspace } = await firstRun(t);
+    // The state artifact expired: only the result is left of run 111.
+    await rm(path.join(scratch, "run-111", "loom-session"), { recursive: true });
+    const next = await runAttempt({
+      box,
+      workspace,
+      home: path.join(scratch, "home-2"),
+      uploads: path.join(scratch, "run-112"),
+      kind: "continue",
+      attempt: 2,
+      record,
+      previous: path.join(scratch, "run-111"),
+      turns: [done],
+    });
+    assert.equal(next.result.continued?.mode, "handoff");
+    assert.match(next.result.continued?.reason ?? "", /run 111 left no loom-session/);
+    const [fresh] = next.requests;
+    assert.ok(
+      !(fresh?.body?.messages ?? []).some((m) => m.role === "assistant"),
+      "a new conversation, not a resumed one",
+    );
+    const prompt = textsOf(fresh);
+    assert.match(prompt, /Attempt 1 \(stage session\) ended completed/);
+    assert.match(prompt, /<instructions>\\nalso handle the empty case\\n<\/instructions>/);
+    assert.match(prompt, /Carry out the instructions from @alice/);
+  },
+);
+
+test("a continue whose instructions cannot be read for this run never starts a session", async (t) => {
+  const box = createSandbox();
+  t.after(() => box.cleanup());
+  await mkdir(path.join(box.repo, "doc/plans"), { recursive: true });
+  await writeFile(path.join(box.repo, PLAN_PATH), planText(STAGE));
+  box.git("add", PLAN_PATH);
+  box.git("commit", "-q", "-m", "plan");
+  const next = await runAttempt({
+    box,
+    workspace: box.repo,
+    home: path.join(box.dir, "home-2"),
+    uploads: path.join(box.dir, "uploads"),
+    kind: "continue",
+    attempt: 2,
+    record: { ok: false, reason: "refs/loom/continue/main is the record of another run (x)" },
+    turns: [],
+  });
+  assert.equal(next.result.outcome, "crashed");
+  assert.match(
+    next.result.reason,
+    /not started: the instructions for this run could not be read: .*another run/,
+  );
+  assert.equal(next.requests.length, 0, "no session ran");
+});
