@@ -41,10 +41,10 @@ function findContinueBlocker(stage: StageState): string | null {
       return `${id} waits for its merge conflict to be resolved: continue it once that is done`;
     case "blocked":
       return stage.blockedBy === "label" ? `${id} is blocked by a label: remove the label first` : null;
-    case "needs-human-review":
-      return `${id} waits for a person's review: decide it first`;
     case "completed-with-failures":
     case "merge-blocked":
+    // Waiting for a person's merge (`auto_merge: false`): continued instead, it waits again after.
+    case "needs-human-review":
       return null;
   }
 }
