@@ -41,9 +41,9 @@ function findContinueBlocker(stage: StageState): string | null {
       return `${id} waits for its merge conflict to be resolved: continue it once that is done`;
     case "blocked":
       return stage.blockedBy === "label" ? `${id} is blocked by a label: remove the label first` : null;
+    // `needs-human-review`: waiting for a person's merge (`auto_merge: false`); it waits again after.
     case "completed-with-failures":
     case "merge-blocked":
-    // Waiting for a person's merge (`auto_merge: false`): continued instead, it waits again after.
     case "needs-human-review":
       return null;
   }

@@ -184,7 +184,7 @@ test("/loom continue without instructions, or with too many, is refused with the
   assert.equal(long?.ok ? "ok" : long?.reason, "instructions-too-long");
   assert.ok(control?.ok && "stage" in control);
   assert.equal(control.instructions, "fix it");
-  assert.ok(!none?.ok);
+  assert.ok(none !== undefined && !none.ok);
   assert.match(describeParseFailure(none), /needs instructions for the session/);
   assert.deepEqual(
     parseCommands("/loom continue").map((c) => (c.ok ? "ok" : c.reason)),
