@@ -10,17 +10,9 @@ import type { ArtifactReader } from "../../action/src/upload/artifact-port.ts";
 import { loadPreviousSession } from "../../action/src/upload/load-previous-session.ts";
 import { startFakeModelServer, type FakeTurn, type RecordedRequest } from "../support/fake-model-server.ts";
 import { createSandbox, type Sandbox } from "../support/fake-model-sandbox.ts";
-import { git, planText } from "./run-stage-fixture.ts";
+import { git, GREETER_STAGE, PLAN_PATH, planText } from "./run-stage-fixture.ts";
 import { sandboxDeps } from "./sandbox-deps.ts";
 
-const PLAN_PATH = "doc/plans/PLAN-demo.md";
-const STAGE = `
-- id: build
-  name: Build the greeter
-  description: Write greet.txt saying hello
-  acceptance:
-    - "grep hello greet.txt"
-`;
 /** The job's model key in these tests (sandboxDeps' knownSecrets): it must never leave the job. */
 const SECRET = "sk-ant-test-not-a-key";
 const KEY = "abc-pr1-PLAN-demo:build:2:dispatch";
@@ -113,18 +105,24 @@ async function runAttempt(a: Attempt) {
   }
 }
 
+/** A sandbox checkout with the greeter plan committed. */
+async function createPlanBox(): Promise<Sandbox> {
+  const box = createSandbox();
+  await mkdir(path.join(box.repo, "doc/plans"), { recursive: true });
+  await writeFile(path.join(box.repo, PLAN_PATH), planText(GREETER_STAGE));
+  box.git("add", PLAN_PATH);
+  box.git("commit", "-q", "-m", "plan");
+  return box;
+}
+
 /** A stage's first run (it writes greet.txt and says the job's key in passing), then a fresh runner for the next. */
 async function firstRun(t: { after: (fn: () => Promise<void>) => void }) {
-  const box = createSandbox();
+  const box = await createPlanBox();
   const scratch = await mkdtemp(path.join(tmpdir(), "loom-continue-"));
   t.after(async () => {
     box.cleanup();
     await rm(scratch, { recursive: true, force: true });
   });
-  await mkdir(path.join(box.repo, "doc/plans"), { recursive: true });
-  await writeFile(path.join(box.repo, PLAN_PATH), planText(STAGE));
-  box.git("add", PLAN_PATH);
-  box.git("commit", "-q", "-m", "plan");
   const first = await runAttempt({
     box,
     workspace: box.repo,
@@ -154,6 +152,21 @@ async function firstRun(t: { after: (fn: () => Promise<void>) => void }) {
   return { box, scratch, workspace, first };
 }
 
+/** Attempt 2, a continue of run 111 with alice's instructions, on the next runner. */
+function continueRun(first: Awaited<ReturnType<typeof firstRun>>, turns: FakeTurn[]) {
+  return runAttempt({
+    box: first.box,
+    workspace: first.workspace,
+    home: path.join(first.scratch, "home-2"),
+    uploads: path.join(first.scratch, "run-112"),
+    kind: "continue",
+    attempt: 2,
+    record,
+    previous: path.join(first.scratch, "run-111"),
+    turns,
+  });
+}
+
 const record: ContinueRecordRead = {
   ok: true,
   record: {
@@ -175,33 +188,24 @@ test(
   "with the real Claude Code: /loom continue resumes the earlier session on another runner; its first request carries the earlier context and the instructions, and the state leaves the job redacted",
   { timeout: 170_000 },
   async (t) => {
-    const { box, scratch, workspace } = await firstRun(t);
+    const first = await firstRun(t);
+    const { scratch, workspace } = first;
     const state = await readFile(path.join(scratch, "run-111", "loom-session", "session.jsonl"), "utf8");
     assert.ok(!state.includes(SECRET), "the job's secret never leaves in the session state");
     assert.match(state, /The job's key is \[REDACTED\]/);
 
-    const next = await runAttempt({
-      box,
-      workspace,
-      home: path.join(scratch, "home-2"),
-      uploads: path.join(scratch, "run-112"),
-      kind: "continue",
-      attempt: 2,
-      record,
-      previous: path.join(scratch, "run-111"),
-      turns: [
-        {
-          blocks: [
-            {
-              type: "tool_use",
-              name: "Write",
-              input: { file_path: path.join(workspace, "empty.txt"), content: "empty handled\n" },
-            },
-          ],
-        },
-        done,
-      ],
-    });
+    const next = await continueRun(first, [
+      {
+        blocks: [
+          {
+            type: "tool_use",
+            name: "Write",
+            input: { file_path: path.join(workspace, "empty.txt"), content: "empty handled\n" },
+          },
+        ],
+      },
+      done,
+    ]);
     assert.equal(next.result.outcome, "completed", next.result.reason);
     assert.equal(next.result.kind, "continue");
     assert.deepEqual(next.result.continued, { mode: "resumed", from_run_id: 111 });
@@ -224,20 +228,10 @@ test(
   "with the real Claude Code: without the earlier session's state a continue starts fresh with a handoff prompt carrying the earlier result and the instructions, and says why",
   { timeout: 170_000 },
   async (t) => {
-    const { box, scratch, workspace } = await firstRun(t);
+    const first = await firstRun(t);
     // The state artifact expired: only the result is left of run 111.
-    await rm(path.join(scratch, "run-111", "loom-session"), { recursive: true });
-    const next = await runAttempt({
-      box,
-      workspace,
-      home: path.join(scratch, "home-2"),
-      uploads: path.join(scratch, "run-112"),
-      kind: "continue",
-      attempt: 2,
-      record,
-      previous: path.join(scratch, "run-111"),
-      turns: [done],
-    });
+    await rm(path.join(first.scratch, "run-111", "loom-session"), { recursive: true });
+    const next = await continueRun(first, [done]);
     assert.equal(next.result.continued?.mode, "handoff");
     assert.match(next.result.continued?.reason ?? "", /run 111 left no loom-session/);
     const [fresh] = next.requests;
@@ -253,12 +247,8 @@ test(
 );
 
 test("a continue whose instructions cannot be read for this run never starts a session", async (t) => {
-  const box = createSandbox();
+  const box = await createPlanBox();
   t.after(() => box.cleanup());
-  await mkdir(path.join(box.repo, "doc/plans"), { recursive: true });
-  await writeFile(path.join(box.repo, PLAN_PATH), planText(STAGE));
-  box.git("add", PLAN_PATH);
-  box.git("commit", "-q", "-m", "plan");
   const next = await runAttempt({
     box,
     workspace: box.repo,

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import { parseContinueRecord } from "../../src/artifacts/continue-record.ts";
-import { issueCommentPayload, pullRequestPayload } from "../support/webhook-payloads.ts";
-import { completeRun, DIAMOND_PLAN, startHarness } from "./loom-harness.ts";
+import { issueCommentPayload } from "../support/webhook-payloads.ts";
+import { completeRun, DIAMOND_PLAN, openPlanPull, startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 import { passingResult } from "./stage-results.ts";
 
@@ -22,14 +22,7 @@ afterEach(async () => {
 /** The diamond opened and its root `a` passed and merged (b and c started). */
 async function openWithMergedRoot(): Promise<Harness> {
   const harness = await startHarness({ planText: DIAMOND_PLAN });
-  harness.fake.roles.set("bob", "read");
-  await harness.receive(
-    "pull_request",
-    pullRequestPayload("opened", { number: 1, headSha: harness.headSha }),
-  );
-  const [dispatch] = harness.fake.dispatches;
-  assert.ok(dispatch);
-  await completeRun(harness, dispatch, passingResult("a"));
+  await completeRun(harness, await openPlanPull(harness), passingResult("a"));
   return harness;
 }
 

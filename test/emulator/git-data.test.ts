@@ -5,7 +5,7 @@ import type { Emulator } from "./start-emulator.ts";
 
 const repo = { owner: "acme", repo: "widgets" };
 
-describe("the Git Data API on the emulator: a file renamed in one commit, as loom renames plans", () => {
+describe("the Git Data API on the emulator: a file renamed in one commit, as loom renames plans; annotated tags, as loom records a /loom continue", () => {
   let emulator: Emulator;
   let octokit: Client;
   before(async () => {
@@ -71,17 +71,6 @@ describe("the Git Data API on the emulator: a file renamed in one commit, as loo
       octokit.rest.git.createCommit({ ...repo, message: "m", tree: missing, parents: [main] }),
     );
     assert.equal(made?.status, 422);
-  });
-});
-
-describe("annotated tag objects on the emulator: a ref outside branches and tags pointing at one, as loom records a /loom continue", () => {
-  let emulator: Emulator;
-  let octokit: Client;
-  before(async () => {
-    ({ emulator, octokit } = await startWithClient());
-  });
-  after(async () => {
-    await emulator.close();
   });
 
   it("writes a tag object, points a custom ref at it (moved later with force), and reads both back unpeeled", async () => {

@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { renderStageCheckRun } from "../../src/status/render-stage-check-run.ts";
+import { costReport } from "./cost-report.ts";
 import { Story, makePlan } from "./story.ts";
 
 const pair = makePlan([
@@ -191,18 +192,7 @@ test("the stage's check run shows who continued it and their instructions, quote
   assert.match(waiting, /### Continued by @&#8203;octocat \(attempt 2, from attempt 1\)/);
   assert.match(waiting, /> also handle the empty case\n> &lt;b&gt;and&lt;\/b&gt; ping @&#8203;someone/);
   story.run("a", "completed", "", {
-    usage: {
-      turns: 2,
-      inputTokens: 1,
-      outputTokens: 1,
-      cacheReadTokens: 0,
-      cacheCreationTokens: 0,
-      costUsd: 0.1,
-      durationMs: 1000,
-    },
-    checks: [],
-    deviations: [],
-    learningsAdded: 0,
+    ...costReport(0.1),
     continued: { mode: "handoff", fromRunId: 1001, reason: "run 1001 left no loom-session" },
   });
   const after = renderStageCheckRun(story.state, "a", { runUrl: (id) => `https://x/runs/${id}` }).summary;
