@@ -17,8 +17,8 @@ export async function deleteBranch(ctx: EffectContext, effect: DeleteBranch): Pr
       retryable: false,
     });
   }
-  await deleteRef(ctx, effect, `heads/${effect.branch}`, `branch ${effect.branch}`);
-  ctx.log.info({ branch: effect.branch }, "stage branch deleted");
+  if (await deleteRef(ctx, effect, `heads/${effect.branch}`, `branch ${effect.branch}`))
+    ctx.log.info({ branch: effect.branch }, "stage branch deleted");
   if (effect.continueRecord === true) {
     const ref = continueRecordRef(effect.branch);
     await deleteRef(ctx, effect, ref, `refs/${ref}`);
@@ -26,13 +26,20 @@ export async function deleteBranch(ctx: EffectContext, effect: DeleteBranch): Pr
   return [];
 }
 
-/** One `DELETE …/git/refs/<ref>`; a ref that is already gone (404/422) is fine. */
-async function deleteRef(ctx: EffectContext, effect: DeleteBranch, ref: string, what: string): Promise<void> {
+/** One `DELETE …/git/refs/<ref>`: true when deleted, false when it was already gone (404/422). */
+async function deleteRef(
+  ctx: EffectContext,
+  effect: DeleteBranch,
+  ref: string,
+  what: string,
+): Promise<boolean> {
   countCall(ctx.calls, effect.type);
   try {
     await ctx.octokit.rest.git.deleteRef({ owner: ctx.owner, repo: ctx.repo, ref });
+    return true;
   } catch (error) {
     const status = readStatus(error);
     if (status !== 404 && status !== 422) throw toEffectError(`deleting ${what}`, error);
+    return false;
   }
 }

@@ -79,3 +79,24 @@ test("a plan whose every stage is skipped by label from the start is done with n
   assert.equal(story.stage("a").status, "skipped");
   assert.deepEqual(story.of("deleteBranch"), []);
 });
+
+test("a continued stage's /loom continue record is deleted with its branch", () => {
+  const story = new Story(diamond, { settings: { deleteBranches: true } });
+  story.pass("a");
+  story.pass("b");
+  story.pass("c");
+  story.send({
+    type: "command.received",
+    command: "continue",
+    stageId: "c",
+    instructions: "also handle the empty case",
+    sender: "octocat",
+    source: { kind: "comment", commentId: 9 },
+  });
+  story.pass("c");
+  story.pass("d");
+  assert.deepEqual(
+    story.of("deleteBranch").map((e) => [e.branch, e.continueRecord === true]),
+    ["a", "b", "c", "d"].map((id) => [`loom/pr-7/PLAN-demo/${id}`, id === "c"]),
+  );
+});
