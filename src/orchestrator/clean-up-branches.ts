@@ -27,10 +27,14 @@ export function computeCleanupEffects(before: PlanState | null, after: PlanState
   const prefix = getKeyPrefix(after);
   return Object.values(after.stages)
     .filter((stage) => stage.sessions.length > 0)
-    .map((stage) => ({
-      type: "deleteBranch" as const,
-      key: `${prefix}:${stage.id}:delete-branch`,
-      branch: makeStageBranch(after, stage.id),
-      ...(stage.sessions.some((s) => s.kind === "continue") ? { continueRecord: true as const } : {}),
-    }));
+    .map((stage) => {
+      // A stage continued after the plan was done once has its branch again: a key of its own.
+      const continued = stage.sessions.some((s) => s.kind === "continue");
+      return {
+        type: "deleteBranch" as const,
+        key: `${prefix}:${stage.id}:delete-branch${continued ? `:${stage.sessions.length}` : ""}`,
+        branch: makeStageBranch(after, stage.id),
+        ...(continued ? { continueRecord: true as const } : {}),
+      };
+    });
 }
