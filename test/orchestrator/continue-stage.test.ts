@@ -201,3 +201,16 @@ test("the stage's check run shows who continued it and their instructions, quote
     /Not resumed: a fresh session got the earlier result and the instructions \(handoff prompt\), because run 1001 left no loom-session/,
   );
 });
+
+test("/loom continue is refused while the caller pins a release whose stage workflow cannot resume a session", () => {
+  const caller = { kind: "older" as const, release: "0.3.0", note: "Move the pin to loom 0.4.0." };
+  const story = new Story(pair, { settings: { caller } });
+  story.pass("a");
+  continueStage(story, "a");
+  assert.equal(
+    story.of("reply")[0]?.body,
+    "loom could not continue `a`: the caller workflow pins loom 0.3.0, whose stage workflow cannot resume a session: move its pin to the newest release (the plan's check run shows the lines to paste)",
+  );
+  assert.equal(story.stage("a").merged, true);
+  assert.deepEqual(story.dispatched(), []);
+});
