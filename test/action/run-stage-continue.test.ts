@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { runStage } from "../../action/src/run-stage.ts";
@@ -10,7 +10,19 @@ import type { ArtifactReader } from "../../action/src/upload/artifact-port.ts";
 import { loadPreviousSession } from "../../action/src/upload/load-previous-session.ts";
 import { startFakeModelServer, type FakeTurn, type RecordedRequest } from "../support/fake-model-server.ts";
 import { createSandbox, type Sandbox } from "../support/fake-model-sandbox.ts";
-import { git, GREETER_STAGE, PLAN_PATH, planText } from "./run-stage-fixture.ts";
+import { stoppedOutcome } from "../../action/src/stage/stopped-outcome.ts";
+import type { RunSessionOptions } from "../../action/src/session/run-session.ts";
+import { makeProjectSlug } from "../../action/src/session/claude-project-dir.ts";
+import {
+  deps,
+  finishedSession,
+  git,
+  GREETER_STAGE,
+  inputs,
+  makeFixture,
+  PLAN_PATH,
+  planText,
+} from "./run-stage-fixture.ts";
 import { sandboxDeps } from "./sandbox-deps.ts";
 
 /** The job's model key in these tests (sandboxDeps' knownSecrets): it must never leave the job. */
@@ -265,4 +277,59 @@ test("a continue whose instructions cannot be read for this run never starts a s
     /not started: the instructions for this run could not be read: .*another run/,
   );
   assert.equal(next.requests.length, 0, "no session ran");
+});
+
+test("a continue whose session Claude Code does not resume (it ends with no turn) runs a fresh session with the handoff prompt in the same run, and says why", async (t) => {
+  const f = await makeFixture(GREETER_STAGE, t);
+  const sessionId = "71278deb-52e9-4b55-b355-17c5214b97c0";
+  const transcript = `${JSON.stringify({ type: "user", sessionId, message: { role: "user", content: "go" } })}\n`;
+  const calls: RunSessionOptions[] = [];
+  const previous = await runStage(
+    inputs(),
+    deps(f, (o) => finishedSession(o)),
+  );
+  const run = await runStage(
+    inputs({ kind: "continue", attempt: "2", key: KEY, previous_run_id: "111" }),
+    deps(
+      f,
+      async (o) => {
+        calls.push(o);
+        if (o.resume !== undefined)
+          return stoppedOutcome("crashed", "build", 2, Date.now(), o.transcriptPath, "No conversation found");
+        await writeFile(path.join(o.cwd, "greet.txt"), "hello\n");
+        return finishedSession(o);
+      },
+      {
+        sessionEnv: { PATH: process.env.PATH, HOME: path.join(f.root, "home") },
+        readContinueRecord: () => Promise.resolve(record),
+        loadPrevious: () =>
+          Promise.resolve({
+            notes: [],
+            result: previous.result,
+            sessionState: { ok: true, sessionId, transcript },
+          }),
+      },
+    ),
+  );
+  assert.deepEqual(
+    calls.map((o) => o.resume),
+    [sessionId, undefined],
+  );
+  assert.match(calls[0]?.prompt ?? "", /## Where You Are/);
+  assert.match(calls[1]?.prompt ?? "", /## Previous Session Handoff[\s\S]*## Instructions from @alice/);
+  // The transcript was put where Claude Code's --resume looks for it, for this checkout.
+  const restored = path.join(
+    f.root,
+    "home",
+    ".claude",
+    "projects",
+    makeProjectSlug(await realpath(f.workspace)),
+  );
+  assert.equal(await readFile(path.join(restored, `${sessionId}.jsonl`), "utf8"), transcript);
+  assert.equal(run.result.outcome, "completed", run.result.reason);
+  assert.equal(run.result.continued?.mode, "handoff");
+  assert.match(
+    run.result.continued?.reason ?? "",
+    /^Claude Code did not resume it \(No conversation found\)/,
+  );
 });
