@@ -2,10 +2,7 @@ import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { redactSecrets } from "../../src/redact/redact-secrets.ts";
 import { summarizeLearningUses } from "../../src/knowledge/learning-stats.ts";
-import { buildSignal } from "../../src/signal/build-signal.ts";
-import { buildResumePrompt } from "../../src/signal/resume-prompt.ts";
 import type { SignalInput } from "../../src/signal/signal-input.ts";
-import type { ContinuedFrom } from "../../src/artifacts/stage-result.ts";
 import { resolveStageType } from "../../src/signal/resolve-stage-type.ts";
 import type { CheckContext } from "./checks/check-context.ts";
 import { decideStageOutcome, type StageVerdict } from "./checks/decide-stage-outcome.ts";
@@ -22,13 +19,11 @@ import type { RunStageInputs } from "./run-stage-inputs.ts";
 import { describePermissionDenial } from "./session/observe-stream.ts";
 import { finishStage } from "./stage/finish-stage.ts";
 import { loadContinue } from "./stage/load-continue.ts";
-import { runContinueSession } from "./stage/run-continue-session.ts";
+import { startSession } from "./stage/start-session.ts";
 import { loadStage } from "./stage/load-stage.ts";
 import { optional } from "./stage/optional.ts";
 import { readKnowledge } from "./stage/read-knowledge.ts";
-import { runSessionSafely } from "./stage/run-session-safely.ts";
 import type { RunStageDeps, RunStageResult } from "./stage/run-stage-deps.ts";
-import { stoppedOutcome } from "./stage/stopped-outcome.ts";
 import type { PreviousSession } from "./upload/load-previous-session.ts";
 import { redactWaysOut } from "./upload/redact-ways-out.ts";
 
@@ -124,24 +119,16 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     knowledge,
     ...optional("learningsFile", learningsFile),
   };
-  const prompt = buildSignal(signalInput);
-  let continuedFrom: ContinuedFrom | undefined;
-  let session;
-  if (deps.signal?.aborted) {
-    session = stoppedOutcome(
-      "cancelled",
-      stage.id,
-      inputs.attempt,
-      deps.now(),
-      "",
-      "the run was cancelled before the session started",
-    );
-  } else if (continued?.ok === true) {
-    const prompts = { resume: buildResumePrompt(signalInput), fresh: prompt };
-    const run = await runContinueSession(inputs, deps, stage, continued, prompts, caps, learningsFile);
-    session = run.session;
-    continuedFrom = run.continued;
-  } else session = await runSessionSafely(inputs, deps, stage, prompt, caps, learningsFile);
+  const run = await startSession(
+    inputs,
+    deps,
+    stage,
+    signalInput,
+    caps,
+    learningsFile,
+    continued?.ok === true ? continued : undefined,
+  );
+  const { session } = run;
   const leftovers = await commitLeftovers(
     deps.workspace,
     `loom: work left uncommitted by stage ${stage.id}, attempt ${inputs.attempt}`,
@@ -194,7 +181,7 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     commits,
     learnings,
     learningsGiven: given,
-    ...optional("continued", continuedFrom),
+    ...optional("continued", run.continued),
   });
 }
 
