@@ -1,7 +1,7 @@
 import { renderAcceptance, renderInstructions } from "./dynamic-section.ts";
 import { renderGoalBackwardSection } from "./goal-backward-section.ts";
 import { renderRecitationSection } from "./recitation-section.ts";
-import { stageBranchName, type SignalInput } from "./signal-input.ts";
+import type { SignalInput } from "./signal-input.ts";
 
 /**
  * The prompt of a continue session that resumes Claude Code's earlier session of the stage
@@ -10,10 +10,9 @@ import { stageBranchName, type SignalInput } from "./signal-input.ts";
  * loom runs again.
  */
 export function buildResumePrompt(input: SignalInput): string {
-  const branch = input.branch ?? stageBranchName(input.plan.id, input.stage.id);
   const where =
     `## Where You Are\n\n` +
-    `This is a new run of stage \`${input.stage.id}\` (attempt ${input.attempt}) on branch \`${branch}\`, ` +
+    `This is a new run of stage \`${input.stage.id}\` (attempt ${input.attempt}) on branch \`${input.branch}\`, ` +
     "checked out afresh: your earlier commits are there, and what you left uncommitted was committed " +
     "by loom. Paths in the conversation above may name the earlier checkout: work in the current " +
     "directory.\n";
