@@ -108,8 +108,11 @@ function parsePromptArgs(args: readonly string[]): {
   if (planPath === undefined) throw new UsageError("missing the plan file argument");
   if (stageId === undefined) throw new UsageError("missing the stage id argument");
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
-  const kind = SESSION_KINDS.find((k) => k === parsed.values.kind);
-  if (!kind) throw new UsageError(`--kind must be one of ${SESSION_KINDS.join(", ")}`);
+  // A continue session's prompt is built from a person's instructions and the earlier run's
+  // artifacts (the action's `loadContinue`), which the command line does not have.
+  const kinds = SESSION_KINDS.filter((k) => k !== "continue");
+  const kind = kinds.find((k) => k === parsed.values.kind);
+  if (!kind) throw new UsageError(`--kind must be one of ${kinds.join(", ")}`);
   const attempt = Number(parsed.values.attempt);
   if (!Number.isInteger(attempt) || attempt < 1) throw new UsageError("--attempt must be a whole number ≥ 1");
   const pr = parsed.values.pr === undefined ? null : Number(parsed.values.pr);

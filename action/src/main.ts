@@ -10,6 +10,7 @@ import { redactSecrets } from "../../src/redact/redact-secrets.ts";
 import { abortOnSignals } from "./abort-on-signals.ts";
 import { readRepoConfig } from "./config/read-repo-config.ts";
 import { createGitHubClient } from "./github/create-github-client.ts";
+import { readContinueRecord } from "./github/read-continue-record.ts";
 import { createSessionSandbox, disposeSessionSandbox } from "./isolation/create-session-sandbox.ts";
 import { describeIsolation } from "./isolation/session-isolation.ts";
 import { createArtifactDeps } from "./publish/create-artifact-deps.ts";
@@ -157,6 +158,10 @@ async function runModeUntilCancelled(env: Env, signal: AbortSignal): Promise<voi
   const { sessionEnv, checkEnv } = splitEnv(env, provider.env);
   const sandbox = await createSessionSandbox(tempDir, env.RUNNER_TEMP ?? tmpdir());
   core.info(`loom: ${describeIsolation(sandbox.isolation)}`);
+  const github = createGitHubClient({
+    token: githubToken,
+    apiUrl: env.GITHUB_API_URL ?? "https://api.github.com",
+  });
   const staged = runStage(inputs, {
     workspace,
     tempDir,
@@ -167,22 +172,22 @@ async function runModeUntilCancelled(env: Env, signal: AbortSignal): Promise<voi
     sandbox,
     runSession,
     uploadArtifact: artifacts.upload,
-    loadPrevious: (runId) =>
+    loadPrevious: (runId, options) =>
       loadPreviousSession(
         artifacts.reader,
         { runId, token: githubToken, owner, repo },
         path.join(tempDir, "previous"),
+        options,
       ),
+    readContinueRecord: () =>
+      readContinueRecord({ github, owner, repo, branch: inputs.branch, key: inputs.key ?? "" }),
     writeSummary: async (markdown) => {
       await core.summary.addRaw(markdown).write();
     },
     // The dispatched commit (the default branch), not the checked-out stage branch.
     readRepoConfig: () =>
       readRepoConfig({
-        github: createGitHubClient({
-          token: githubToken,
-          apiUrl: env.GITHUB_API_URL ?? "https://api.github.com",
-        }),
+        github,
         repository: env.GITHUB_REPOSITORY ?? "",
         ref: env.GITHUB_SHA ?? "",
       }),

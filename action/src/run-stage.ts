@@ -2,7 +2,7 @@ import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { redactSecrets } from "../../src/redact/redact-secrets.ts";
 import { summarizeLearningUses } from "../../src/knowledge/learning-stats.ts";
-import { buildSignal } from "../../src/signal/build-signal.ts";
+import type { SignalInput } from "../../src/signal/signal-input.ts";
 import { resolveStageType } from "../../src/signal/resolve-stage-type.ts";
 import type { CheckContext } from "./checks/check-context.ts";
 import { decideStageOutcome, type StageVerdict } from "./checks/decide-stage-outcome.ts";
@@ -18,12 +18,12 @@ import { readRepoLearnings } from "./knowledge/read-repo-learnings.ts";
 import type { RunStageInputs } from "./run-stage-inputs.ts";
 import { describePermissionDenial } from "./session/observe-stream.ts";
 import { finishStage } from "./stage/finish-stage.ts";
+import { loadContinue } from "./stage/load-continue.ts";
+import { startSession } from "./stage/start-session.ts";
 import { loadStage } from "./stage/load-stage.ts";
 import { optional } from "./stage/optional.ts";
 import { readKnowledge } from "./stage/read-knowledge.ts";
-import { runSessionSafely } from "./stage/run-session-safely.ts";
 import type { RunStageDeps, RunStageResult } from "./stage/run-stage-deps.ts";
-import { stoppedOutcome } from "./stage/stopped-outcome.ts";
 import type { PreviousSession } from "./upload/load-previous-session.ts";
 import { redactWaysOut } from "./upload/redact-ways-out.ts";
 
@@ -44,6 +44,12 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     return finishStage(inputs, deps, { started, startSha, verdict, checks: [], session: null });
   }
   const { plan, stage } = loaded;
+  const continued = inputs.kind === "continue" ? await loadContinue(inputs, deps) : undefined;
+  if (continued?.ok === false) {
+    deps.log("session not started", { problem: continued.reason });
+    const verdict: StageVerdict = { outcome: "crashed", reason: `not started: ${continued.reason}` };
+    return finishStage(inputs, deps, { started, startSha, verdict, checks: [], session: null });
+  }
   // Read once: the caps and the isolation requirement come from the same file.
   const configRead =
     deps.readRepoConfig === undefined ? undefined : Promise.resolve().then(deps.readRepoConfig);
@@ -98,29 +104,31 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     stage,
     stats,
   );
-  const prompt = buildSignal({
+  const handoff = continued?.ok === true ? continued.handoff : previous?.handoff;
+  const signalInput: SignalInput = {
     plan,
     stage,
     kind: inputs.kind,
     attempt: inputs.attempt,
     branch: inputs.branch,
     ...(inputs.base === undefined ? {} : { base: inputs.base }),
-    ...(previous?.handoff === undefined ? {} : { handoff: previous.handoff }),
+    ...optional("handoff", handoff),
     ...(previous?.lastHeartbeat === undefined ? {} : { lastHeartbeat: previous.lastHeartbeat }),
     ...(conflictFiles === undefined ? {} : { conflictFiles }),
+    ...(continued?.ok === true ? { instructions: continued.instructions } : {}),
     knowledge,
     ...optional("learningsFile", learningsFile),
-  });
-  const session = deps.signal?.aborted
-    ? stoppedOutcome(
-        "cancelled",
-        stage.id,
-        inputs.attempt,
-        deps.now(),
-        "",
-        "the run was cancelled before the session started",
-      )
-    : await runSessionSafely(inputs, deps, stage, prompt, caps, learningsFile);
+  };
+  const run = await startSession(
+    inputs,
+    deps,
+    stage,
+    signalInput,
+    caps,
+    learningsFile,
+    continued?.ok === true ? continued : undefined,
+  );
+  const { session } = run;
   const leftovers = await commitLeftovers(
     deps.workspace,
     `loom: work left uncommitted by stage ${stage.id}, attempt ${inputs.attempt}`,
@@ -173,6 +181,7 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     commits,
     learnings,
     learningsGiven: given,
+    ...optional("continued", run.continued),
   });
 }
 

@@ -55,9 +55,11 @@ export async function onIssueComment(deps: EngineDeps, payload: unknown): Promis
     }
     if ("stage" in command) {
       const match = findStage(plans, command.stage);
+      // `continue` carries the sender's own instructions from this comment (sender authorized above).
+      const words = command.instructions === undefined ? {} : { instructions: command.instructions };
       if (!match.ok) problems.push(match.problem);
       else if (command.command !== "merge")
-        add(match.plan, { ...base, command: command.command, stageId: match.stageId });
+        add(match.plan, { ...base, command: command.command, stageId: match.stageId, ...words });
       // Pinned like an approval: the commit named, else what waited when the comment was written.
       else add(match.plan, { ...base, command: "merge", stageId: match.stageId, ...pinOf(command.sha) });
       continue;

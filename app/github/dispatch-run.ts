@@ -5,6 +5,8 @@ import { readDefaultBranch } from "./default-branch.ts";
 import { countCall, readErrorMessage, readStatus, sleepFor, toEffectError } from "./effect-context.ts";
 import type { EffectContext } from "./effect-context.ts";
 import { findDispatchedRun } from "./find-dispatched-run.ts";
+import { recordContinuation } from "./record-continuation.ts";
+import { EffectError } from "./effect-context.ts";
 import { getMergePoint } from "../../src/orchestrator/make-target-branch.ts";
 
 type DispatchRun = Extract<Effect, { type: "dispatchRun" }>;
@@ -76,8 +78,9 @@ function refused(
   effect: DispatchRun,
   status: number | null,
   error: unknown,
+  what = `GitHub refused to start ${ctx.config.workflowFile}`,
 ): OrchestratorEvent[] {
-  const detail = `GitHub refused to start ${ctx.config.workflowFile} (${status}): ${readErrorMessage(error)}`;
+  const detail = `${what} (${status}): ${readErrorMessage(error)}`;
   ctx.log.error({ stage: effect.stageId, attempt: effect.attempt, status }, "dispatch refused");
   return [
     {
@@ -116,6 +119,14 @@ export async function dispatchRun(ctx: EffectContext, effect: DispatchRun): Prom
     if (existing) return dispatched(ctx, effect, existing.id);
   }
 
+  // A continue session's instructions are in place before its run can look for them.
+  try {
+    await recordContinuation(ctx, effect);
+  } catch (error) {
+    if (!(error instanceof EffectError) || error.retryable) throw error;
+    const what = "GitHub refused loom's record of the instructions, so nothing was dispatched";
+    return refused(ctx, effect, error.status, error.cause ?? error, what);
+  }
   let posted = await postDispatch(ctx, effect, ref, true);
   if (!posted.ok && (posted.status === 400 || posted.status === 422)) {
     ctx.log.warn({ status: posted.status }, "dispatch with return_run_details refused; dispatching without");

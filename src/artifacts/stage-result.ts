@@ -89,6 +89,18 @@ export const SessionIsolationRecord = z.discriminatedUnion("mode", [
 ]);
 export type SessionIsolationRecord = z.infer<typeof SessionIsolationRecord>;
 
+/**
+ * How a continue session picked up the earlier one: `resumed` Claude Code's own session (its
+ * `loom-session` state), or `handoff`: a fresh session given the earlier result, its handoff and
+ * the instructions, with `reason` saying why it could not resume (state expired, missing, unusable).
+ */
+export const ContinuedFrom = z.object({
+  mode: z.enum(["resumed", "handoff"]),
+  from_run_id: z.number().int().positive(),
+  reason: z.string().max(500).optional(),
+});
+export type ContinuedFrom = z.infer<typeof ContinuedFrom>;
+
 /** At most this many learnings are named as given to one session. */
 export const MAX_LEARNINGS_GIVEN = 20;
 
@@ -122,6 +134,8 @@ export const StageResult = z.object({
   deviations: z.array(z.string().max(2000)),
   /** Tools the session asked for and was refused. */
   permission_denials: z.array(z.string().max(2000)),
+  /** For a continue session: whether it resumed the earlier session or got a handoff prompt. */
+  continued: ContinuedFrom.optional(),
   /** How the session was kept from the runner's tokens; absent from older actions. */
   isolation: SessionIsolationRecord.optional(),
   /**

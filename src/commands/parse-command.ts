@@ -9,6 +9,7 @@ export const STAGE_COMMANDS = [
   "unblock",
   "cancel",
   "merge",
+  "continue",
 ] as const satisfies readonly CommandName[];
 export type StageCommand = (typeof STAGE_COMMANDS)[number];
 
@@ -16,8 +17,11 @@ export type StageCommand = (typeof STAGE_COMMANDS)[number];
 export type StageRef = { planId: string | null; stageId: string };
 
 export type ParsedCommand =
-  /** `sha`: for `merge <stage> <sha>`, the stage commit the person merges (checked later). */
-  | { ok: true; command: StageCommand; stage: StageRef; line: string; sha?: string }
+  /**
+   * `sha`: for `merge <stage> <sha>`, the stage commit the person merges (checked later);
+   * `instructions`: for `continue`, what the sender asks its resumed session to do.
+   */
+  | { ok: true; command: StageCommand; stage: StageRef; line: string; sha?: string; instructions?: string }
   /**
    * `sha`: for `approve <sha>`, the commit the approver names (checked against the head later);
    * `amountUsd`: for `budget +<usd>`, what to add to the plan's budget.
@@ -25,7 +29,13 @@ export type ParsedCommand =
   | { ok: true; command: Exclude<CommandName, StageCommand>; line: string; sha?: string; amountUsd?: number }
   | {
       ok: false;
-      reason: "unknown-command" | "missing-stage" | "unexpected-argument" | "bad-amount";
+      reason:
+        | "unknown-command"
+        | "missing-stage"
+        | "unexpected-argument"
+        | "bad-amount"
+        | "missing-instructions"
+        | "instructions-too-long";
       line: string;
     };
 
@@ -33,17 +43,21 @@ export type ParsedCommand =
 export const MAX_BUDGET_RAISE_USD = 10_000;
 
 const COMMAND_LINE = /^\/loom(?:\s+(.*))?$/;
+const CONTINUE_LINE = /^\/loom\s+continue\s+(\S+)(?:\s+([\s\S]*))?$/i;
 
 /**
  * Finds `/loom …` commands in a comment body: one per line that starts with `/loom`. Lines
  * inside fenced code blocks and quoted lines (`>`) are not commands, so quoting a command or
- * loom's own help text never triggers anything.
+ * loom's own help text never triggers anything. `/loom continue <stage>` takes the rest of its
+ * line as the instructions, or, when nothing follows the stage, the lines after it up to the next
+ * `/loom` line (code blocks in them are kept).
  */
 export function parseCommands(body: string): ParsedCommand[] {
   const commands: ParsedCommand[] = [];
+  const lines = body.split(/\r?\n/);
   let inFence = false;
-  for (const raw of body.split(/\r?\n/)) {
-    const line = raw.trim();
+  for (let index = 0; index < lines.length; index++) {
+    const line = (lines[index] ?? "").trim();
     if (/^(```|~~~)/.test(line)) {
       inFence = !inFence;
       continue;
@@ -51,9 +65,67 @@ export function parseCommands(body: string): ParsedCommand[] {
     if (inFence) continue;
     const match = COMMAND_LINE.exec(line);
     if (match === null) continue;
+    const resume = CONTINUE_LINE.exec(line);
+    if (resume !== null) {
+      const inline = resume[2]?.trim() ?? "";
+      const following = inline === "" ? takeFollowingLines(lines, index + 1) : [];
+      index += following.length;
+      commands.push(parseContinue(line, resume[1] ?? "", inline === "" ? following.join("\n") : inline));
+      continue;
+    }
     commands.push(parseCommandWords(line, (match[1] ?? "").trim().split(/\s+/).filter(Boolean)));
   }
   return commands;
+}
+
+/** The most characters of instructions one `/loom continue` carries. */
+export const MAX_CONTINUE_INSTRUCTIONS = 4000;
+
+/** The lines from `start` up to the next `/loom` line outside a code block (they are its instructions). */
+function takeFollowingLines(lines: readonly string[], start: number): string[] {
+  const taken: string[] = [];
+  let inFence = false;
+  for (const raw of lines.slice(start)) {
+    const line = raw.trim();
+    if (/^(```|~~~)/.test(line)) inFence = !inFence;
+    else if (!inFence && COMMAND_LINE.test(line)) break;
+    taken.push(raw.trimEnd());
+  }
+  return taken;
+}
+
+/**
+ * `/loom continue <stage> <instructions>`: the instructions as written, one pair of surrounding
+ * quotes removed, control characters other than line breaks and tabs dropped.
+ */
+function parseContinue(line: string, ref: string, written: string): ParsedCommand {
+  const text = dropControlCharacters(unquote(written.trim())).trim();
+  if (text === "") return { ok: false, reason: "missing-instructions", line };
+  if (text.length > MAX_CONTINUE_INSTRUCTIONS) return { ok: false, reason: "instructions-too-long", line };
+  return { ok: true, command: "continue", stage: parseStageRef(ref), line, instructions: text };
+}
+
+/** The text without control characters other than tab and newline. */
+function dropControlCharacters(text: string): string {
+  return [...text]
+    .filter((char) => {
+      const code = char.charCodeAt(0);
+      return !(code < 0x20 || (code >= 0x7f && code <= 0x9f)) || char === "\t" || char === "\n";
+    })
+    .join("");
+}
+
+const QUOTE_PAIRS: readonly (readonly [string, string])[] = [
+  ['"', '"'],
+  ["'", "'"],
+  ["\u201C", "\u201D"],
+  ["\u2018", "\u2019"],
+];
+
+function unquote(text: string): string {
+  for (const [open, close] of QUOTE_PAIRS)
+    if (text.length >= 2 && text.startsWith(open) && text.endsWith(close)) return text.slice(1, -1);
+  return text;
 }
 
 function parseCommandWords(line: string, words: string[]): ParsedCommand {

@@ -1,4 +1,4 @@
-import type { ParsedCommand } from "./parse-command.ts";
+import { MAX_CONTINUE_INSTRUCTIONS, type ParsedCommand } from "./parse-command.ts";
 
 /** The plans of a pull request with their stage ids, for help text and "did you mean". */
 export type PlanStages = { planId: string; stageIds: string[] };
@@ -9,6 +9,7 @@ const USAGE = [
   "`/loom block <stage>` / `/loom unblock <stage>`: stop or release it",
   "`/loom cancel <stage>`: cancel its running session",
   "`/loom merge <stage> [<sha>]`: merge a stage that waits for a person (`auto_merge: false`), exactly the commit its checks ran on",
+  "`/loom continue <stage> <instructions>`: resume the stage's last session with your instructions (the rest of the line, or the lines after it); a new attempt that merges again",
   "`/loom status`: refresh the status comment",
   "`/loom approve [<sha>]`: allow the head commit you reviewed to run (plans from forks or outside authors); a push after your comment needs a new approval",
   "`/loom budget +<usd>`: add to the budget of the pull request's plans (each plan), when a plan waits for budget",
@@ -46,5 +47,9 @@ export function describeParseFailure(failure: Extract<ParsedCommand, { ok: false
       return `${shown} has arguments loom does not take.`;
     case "bad-amount":
       return `${shown} needs an amount to add, like \`+5\` (US dollars, at most 10000).`;
+    case "missing-instructions":
+      return `${shown} needs instructions for the session: the rest of the line, or the lines after it.`;
+    case "instructions-too-long":
+      return `${shown} has instructions longer than ${MAX_CONTINUE_INSTRUCTIONS} characters: shorten them.`;
   }
 }

@@ -16,8 +16,9 @@ export function isPlanDone(state: PlanState): boolean {
 }
 
 /**
- * `deleteBranch` for every stage branch loom created, once, at the step where the plan becomes
- * done, when the repository asked for it (`delete_branches`). Their work is merged into the pull
+ * `deleteBranch` for every stage branch loom created (and the `/loom continue` record of a continued
+ * stage), once, at the step where the plan becomes done, when the repository asked for it
+ * (`delete_branches`). Their work is merged into the pull
  * request's branch by then; a closed, unfinished plan keeps its branches for people to look at.
  */
 export function computeCleanupEffects(before: PlanState | null, after: PlanState): Effect[] {
@@ -26,9 +27,14 @@ export function computeCleanupEffects(before: PlanState | null, after: PlanState
   const prefix = getKeyPrefix(after);
   return Object.values(after.stages)
     .filter((stage) => stage.sessions.length > 0)
-    .map((stage) => ({
-      type: "deleteBranch" as const,
-      key: `${prefix}:${stage.id}:delete-branch`,
-      branch: makeStageBranch(after, stage.id),
-    }));
+    .map((stage) => {
+      // A stage continued after the plan was done once has its branch again: a key of its own.
+      const continued = stage.sessions.some((s) => s.kind === "continue");
+      return {
+        type: "deleteBranch" as const,
+        key: `${prefix}:${stage.id}:delete-branch${continued ? `:${stage.sessions.length}` : ""}`,
+        branch: makeStageBranch(after, stage.id),
+        ...(continued ? { continueRecord: true as const } : {}),
+      };
+    });
 }

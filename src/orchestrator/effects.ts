@@ -36,6 +36,12 @@ export type Effect =
       kind: SessionKind;
       branch: string;
       previousRunId: number | null;
+      /**
+       * For a `continue` session: the person's instructions, which the app records where the run
+       * job reads them with its read-only token (see `app/github/record-continuation.ts`) before
+       * it dispatches; the dispatch inputs stay what every caller workflow declares.
+       */
+      continuation?: { instructions: string; by: string; fromAttempt: number };
     }
   | { type: "cancelRun"; key: string; stageId: string; runId: number }
   | {
@@ -68,7 +74,8 @@ export type Effect =
   | { type: "syncStatusComment"; key: string }
   | { type: "reply"; key: string; source: CommandSource; reaction: "+1" | "-1" | "eyes"; body: string | null }
   | { type: "setTimer"; key: string; at: number }
-  | { type: "deleteBranch"; key: string; branch: string }
+  /** `continueRecord`: the stage was continued; its `/loom continue` record ref goes too. */
+  | { type: "deleteBranch"; key: string; branch: string; continueRecord?: true }
   /**
    * Renames the plan file on the pull request's branch to `<prefix>PLAN-….md` in one commit on the
    * head loom knows (the reference CLI's lifecycle names): `IN_PROGRESS-` once a stage started,

@@ -127,6 +127,7 @@ export const COMMAND_NAMES = [
   "help",
   "budget",
   "merge",
+  "continue",
 ] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
@@ -268,6 +269,11 @@ export type OrchestratorEvent =
       writtenAt?: number;
       /** For `budget`: the US dollars added to the plan's budget (`/loom budget +5`). */
       amountUsd?: number;
+      /**
+       * For `continue`: the sender's instructions, from their own comment (see `parseCommands`),
+       * bounded by `MAX_CONTINUE_INSTRUCTIONS`. The app has checked the sender's permission.
+       */
+      instructions?: string;
     }
   /**
    * Someone without the permission a command needs commented or pressed a button. loom answers

@@ -13,6 +13,7 @@ import {
 } from "./stage-actions.ts";
 import { summarizeStatus } from "./summarize-status.ts";
 import { mergeByPerson } from "./merge-by-person.ts";
+import { continueStage } from "./continue-stage.ts";
 import { getPlanBudget, getPlanSpend } from "./forecast-spend.ts";
 
 type CommandEvent = Extract<OrchestratorEvent, { type: "command.received" }>;
@@ -77,6 +78,7 @@ export function handleCommand(ctx: StepContext, event: CommandEvent): void {
     case "unblock":
     case "cancel":
     case "merge":
+    case "continue":
       break;
   }
   const stage = event.stageId === undefined ? undefined : state.stages[event.stageId];
@@ -111,6 +113,9 @@ export function handleCommand(ctx: StepContext, event: CommandEvent): void {
         ...(event.sha === undefined ? {} : { sha: event.sha }),
         ...(event.writtenAt === undefined ? {} : { writtenAt: event.writtenAt }),
       });
+      break;
+    case "continue":
+      result = continueStage(ctx, stage, who, event.instructions);
       break;
   }
   reply(

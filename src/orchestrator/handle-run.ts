@@ -5,6 +5,7 @@ import { addNote, emit, endSession, findSession, makeStageKey, moveStage, reject
 import { scheduleRetry } from "./schedule-retry.ts";
 import { requestMerge } from "./handle-merge.ts";
 import { holdForMerge, isMergedByPerson } from "./merge-by-person.ts";
+import { closeContinuation } from "./continue-stage.ts";
 
 type RunEvent = Extract<
   OrchestratorEvent,
@@ -128,12 +129,14 @@ function finishStageSession(
   const detail = session.detail ?? "";
   switch (outcome) {
     case "completed":
+      closeContinuation(stage, session);
       if (isMergedByPerson(ctx.state.plan, stage.id))
         holdForMerge(ctx, stage, `attempt ${session.attempt}: completed`);
       else if (moveStage(ctx, stage, "completed", `attempt ${session.attempt}: completed`))
         requestMerge(ctx, stage);
       return;
     case "completed-with-failures":
+      closeContinuation(stage, session);
       moveStage(
         ctx,
         stage,

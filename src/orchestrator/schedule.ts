@@ -138,8 +138,12 @@ function needsMergeSession(stage: StageState): boolean {
   );
 }
 
-/** `stage` for a first attempt, `recovery` after a crash, hang or handoff. */
+/**
+ * `continue` while a person's `/loom continue` is not carried out yet (its crashed or handed-off
+ * attempts included), else `stage` for a first attempt, `recovery` after a crash, hang or handoff.
+ */
 function chooseKind(stage: StageState): SessionKind {
+  if (stage.continuation !== undefined) return "continue";
   const last = stage.sessions.filter((session) => session.kind !== "merge").at(-1);
   if (!last) return "stage";
   const recovers = last.outcome === "needs-handoff" || last.status === "crashed" || last.status === "hung";
@@ -169,6 +173,7 @@ function dispatchSession(ctx: StepContext, stage: StageState, kind: SessionKind)
       ...(stage.attempt === 0 ? { first: true as const } : {}),
     });
   }
+  const continuation = kind === "continue" ? stage.continuation : undefined;
   emit(ctx, {
     type: "dispatchRun",
     key: makeStageKey(state, stage.id, attempt, "dispatch"),
@@ -176,7 +181,16 @@ function dispatchSession(ctx: StepContext, stage: StageState, kind: SessionKind)
     attempt,
     kind,
     branch,
-    previousRunId: stage.sessions.at(-1)?.runId ?? null,
+    previousRunId: choosePreviousRun(stage, kind),
+    ...(continuation === undefined
+      ? {}
+      : {
+          continuation: {
+            instructions: continuation.instructions,
+            by: continuation.by,
+            fromAttempt: continuation.fromAttempt,
+          },
+        }),
   });
   const deadline = at + state.settings.heartbeatTimeoutMs;
   emit(ctx, {
@@ -197,6 +211,20 @@ function dispatchSession(ctx: StepContext, stage: StageState, kind: SessionKind)
     lastHeartbeat: null,
     lastSeenAt: at,
     detail: null,
+    ...(continuation === undefined ? {} : { continuation: { ...continuation } }),
   });
   addNote(ctx, stage, `attempt ${attempt}: ${kind} session dispatched`);
+}
+
+/**
+ * The run whose artifacts the session reads: the previous attempt's (a recovery's handoff), or
+ * for a `continue` session the run whose Claude Code session it resumes, unless an earlier
+ * attempt of the same continue ran out of context: then its handoff (resuming a full context
+ * would only run out again).
+ */
+function choosePreviousRun(stage: StageState, kind: SessionKind): number | null {
+  const last = stage.sessions.at(-1);
+  if (kind !== "continue" || stage.continuation === undefined) return last?.runId ?? null;
+  const handedOff = last?.kind === "continue" && last.outcome === "needs-handoff" ? last.runId : null;
+  return handedOff ?? stage.continuation.fromRunId;
 }

@@ -37,6 +37,8 @@ export type SessionReport = {
   learningsAddedSummaries?: string[];
   /** The learnings its prompt carried, best first (absent from older actions and states). */
   learningsGiven?: { id: string; summary: string }[];
+  /** A continue session: resumed Claude Code's session, or a handoff prompt and why. */
+  continued?: { mode: "resumed" | "handoff"; fromRunId: number; reason?: string };
 };
 
 /** Bounds that keep a plan's stored state small however chatty a session was. */
@@ -86,6 +88,17 @@ export function toSessionReport(result: StageResult): SessionReport {
     ...(result.learnings === undefined || result.learnings.accepted.length === 0
       ? {}
       : { learningsAddedSummaries: result.learnings.accepted.map((l) => clip(l.summary, REPORT_MAX_TEXT)) }),
+    ...(result.continued === undefined
+      ? {}
+      : {
+          continued: {
+            mode: result.continued.mode,
+            fromRunId: result.continued.from_run_id,
+            ...(result.continued.reason === undefined
+              ? {}
+              : { reason: clip(result.continued.reason, REPORT_MAX_TEXT) }),
+          },
+        }),
     ...(result.learnings_given === undefined || result.learnings_given.length === 0
       ? {}
       : {

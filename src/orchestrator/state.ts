@@ -6,6 +6,19 @@ import type { SessionReport } from "./session-report.ts";
 /** Why a stage stands where it stands, for people reading the status. */
 export type StageNote = { at: number; text: string };
 
+/**
+ * A person's `/loom continue <stage> <instructions>`: `instructions` are theirs (redacted, at most
+ * `MAX_CONTINUE_INSTRUCTIONS` characters), `by` their login (write access checked by the app),
+ * `fromRunId` the run whose Claude Code session is resumed (attempt `fromAttempt`).
+ */
+export type Continuation = {
+  instructions: string;
+  by: string;
+  at: number;
+  fromRunId: number;
+  fromAttempt: number;
+};
+
 export type Session = {
   attempt: number;
   kind: SessionKind;
@@ -24,6 +37,8 @@ export type Session = {
   runnerWaitNoticed?: boolean;
   /** Cancelled because no runner picked its run up within `runner_wait.cancel_minutes`. */
   neverStarted?: boolean;
+  /** For a `continue` session: the person's instructions it carries. */
+  continuation?: Continuation;
 };
 
 export type StageState = {
@@ -63,6 +78,11 @@ export type StageState = {
    * (the checked commit, else loom's merge commit). Absent in older plans or when not known.
    */
   mergedSha?: string;
+  /**
+   * A `/loom continue` not yet carried out: its attempts are `continue` sessions until one ends
+   * with the stage's checks run (completed, or completed with failures). Absent otherwise.
+   */
+  continuation?: Continuation;
 };
 
 /**

@@ -49,11 +49,18 @@ export function reject(ctx: StepContext, stageId: string | null, reason: string)
 }
 
 /**
- * Moves a stage through the transition table. A refused move is recorded in `state.rejected` and
- * leaves the stage as it was; the return value says which happened.
+ * Moves a stage through the transition table (`reopen`: a person re-opens a completed, merged
+ * stage). A refused move is recorded in `state.rejected` and leaves the stage as it was; the
+ * return value says which happened.
  */
-export function moveStage(ctx: StepContext, stage: StageState, to: StageStatus, note?: string): boolean {
-  const result = transitionStage(stage.status, to, { merged: stage.merged });
+export function moveStage(
+  ctx: StepContext,
+  stage: StageState,
+  to: StageStatus,
+  note?: string,
+  options: { reopen?: boolean } = {},
+): boolean {
+  const result = transitionStage(stage.status, to, { merged: stage.merged, ...options });
   if (!result.ok) {
     reject(ctx, stage.id, result.reason);
     return false;

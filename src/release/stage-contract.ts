@@ -12,6 +12,8 @@ export type ContractVersion = (typeof CONTRACT_VERSIONS)[number];
 /** The contract this App speaks (and the workflows in this tree). */
 export const MAIN_CONTRACT: ContractVersion = "0.4";
 
+import { SESSION_KINDS, type SessionKind } from "../stage/stage-status.ts";
+
 /** A `GITHUB_TOKEN` scope and the level a stage workflow's jobs ask for. */
 export type Grant = "read" | "write";
 
@@ -31,6 +33,11 @@ export type StageContract = {
   firstBranch: "app" | "publish";
   /** How a run reports its outcome: artifacts only, or also the `loom result` check run publish writes. */
   result: "artifacts" | "check-run";
+  /**
+   * The session kinds its action runs (the `kind` input it accepts): `continue` (`/loom continue`,
+   * which reads loom's record of the instructions and the `loom-session` state) from 0.4 on.
+   */
+  sessionKinds: readonly SessionKind[];
   /**
    * What the stage workflow's jobs ask for (`loom-stage.yml`; `loom-stage-oidc.yml` asks for
    * `OIDC_GRANTS` too): the caller's job must grant at least this, or GitHub fails the run at startup.
@@ -68,6 +75,7 @@ export const STAGE_CONTRACTS: Readonly<Record<ContractVersion, StageContract>> =
     branch: "loom/<plan-id>/<stage-id>",
     firstBranch: "app",
     result: "artifacts",
+    sessionKinds: ["stage", "recovery", "merge"],
     grants: { contents: "write", actions: "read" },
     served: "no",
     why: "its action refuses every stage branch this App names (`loom/pr-<n>/<plan-id>/<stage-id>`; 0.2 expects `loom/<plan-id>/<stage-id>`)",
@@ -78,6 +86,7 @@ export const STAGE_CONTRACTS: Readonly<Record<ContractVersion, StageContract>> =
     branch: "loom/pr-<n>/<plan-id>/<stage-id>",
     firstBranch: "app",
     result: "artifacts",
+    sessionKinds: ["stage", "recovery", "merge"],
     grants: { contents: "write", actions: "read" },
     served: "branch-first",
     why: "its run checks the stage branch out on attempt 1, so loom creates each stage branch before the first run, as loom 0.3 did: a read and a write more per stage",
@@ -88,6 +97,7 @@ export const STAGE_CONTRACTS: Readonly<Record<ContractVersion, StageContract>> =
     branch: "loom/pr-<n>/<plan-id>/<stage-id>",
     firstBranch: "publish",
     result: "check-run",
+    sessionKinds: SESSION_KINDS,
     grants: { contents: "write", actions: "read", checks: "write" },
     served: "as-is",
     why: "",

@@ -46,14 +46,21 @@ function renderHeartbeat(hb: Heartbeat): string {
   );
 }
 
-function renderHandoff(input: SignalInput): string {
-  if (input.kind !== "recovery") return "";
-  const handoff = input.handoff?.trim() ?? "";
-  const parts = [
-    "## Previous Session Handoff\n",
+const HANDOFF_INTRO: Record<"recovery" | "continue", string[]> = {
+  recovery: [
     "An earlier session of this stage stopped before finishing. Its commits are on your branch:",
     "check `git log` and the working tree, then continue from where it stopped. Do not redo work.\n",
-  ];
+  ],
+  continue: [
+    "An earlier session of this stage did its work; its commits are on your branch (check `git log`",
+    "and the working tree). Build on it to carry out the instructions below. Do not redo work.\n",
+  ],
+};
+
+function renderHandoff(input: SignalInput): string {
+  if (input.kind !== "recovery" && input.kind !== "continue") return "";
+  const handoff = input.handoff?.trim() ?? "";
+  const parts = ["## Previous Session Handoff\n", ...HANDOFF_INTRO[input.kind]];
   parts.push(
     handoff === ""
       ? "The previous session left no handoff document.\n"
@@ -61,6 +68,18 @@ function renderHandoff(input: SignalInput): string {
   );
   if (input.lastHeartbeat !== undefined) parts.push(`${renderHeartbeat(input.lastHeartbeat)}\n`);
   return parts.join("\n");
+}
+
+/** A person's `/loom continue` instructions, quoted as theirs. "" for other sessions. */
+export function renderInstructions(input: SignalInput): string {
+  if (input.kind !== "continue" || input.instructions === undefined) return "";
+  const { text, by, fromAttempt } = input.instructions;
+  return (
+    `## Instructions from @${by}\n\n` +
+    `@${by}, who has write access to this repository, continued this stage from attempt ${fromAttempt} ` +
+    `with these instructions (\`/loom continue\`). Carry them out on top of the earlier work:\n\n` +
+    `${fenceData("instructions", text)}\n`
+  );
 }
 
 function renderConflicts(input: SignalInput): string {
@@ -79,7 +98,7 @@ function renderConflicts(input: SignalInput): string {
   );
 }
 
-function renderAcceptance(input: SignalInput): string {
+export function renderAcceptance(input: SignalInput): string {
   const { acceptance, working_dir } = input.stage;
   const items =
     acceptance.length === 0
@@ -101,6 +120,7 @@ export function renderDynamicSection(input: SignalInput): string {
     renderAssignment(input),
     renderDependencies(input),
     renderHandoff(input),
+    renderInstructions(input),
     renderConflicts(input),
     renderAcceptance(input),
     renderGoalBackwardSection(input.stage),

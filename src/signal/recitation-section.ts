@@ -17,6 +17,11 @@ function immediateTasks(input: SignalInput): string[] {
         "Run the acceptance criteria until they pass",
         "Commit the merge",
       ];
+    case "continue":
+      return [
+        `Carry out the instructions from @${input.instructions?.by ?? "the person who continued the stage"}`,
+        "Run the acceptance criteria until they pass, and commit",
+      ];
     case "recovery":
       return [
         "Read the handoff above and `git log` to see what is already done",

@@ -26,8 +26,17 @@ export type SignalKnowledge = {
 };
 
 /**
+ * A `/loom continue`: what a person with write access asked for in their own comment (the app
+ * checked the sender's permission; the instructions reach the run job only through loom's record,
+ * see `ContinueRecord`). They are that person's instructions, quoted with who wrote them; text of
+ * anyone else (pull request bodies, other comments) never gets here.
+ */
+export type SignalInstructions = { text: string; by: string; fromAttempt: number };
+
+/**
  * Everything a signal is built from. Only trusted inputs: the plan file, the repository's own
- * knowledge, loom's own artifacts. Pull request bodies and comments have no field here on purpose.
+ * knowledge, loom's own artifacts, and the instructions of a person with write access who
+ * continued the stage. Pull request bodies and other comments have no field here on purpose.
  */
 export type SignalInput = {
   plan: Plan;
@@ -38,8 +47,10 @@ export type SignalInput = {
   branch: string;
   /** The merge point (the plan pull request's head branch), for merge sessions. */
   base?: string;
-  /** The previous session's handoff (markdown), for recovery sessions. */
+  /** The previous session's handoff (markdown), for recovery sessions and continue sessions without its state. */
   handoff?: string;
+  /** For continue sessions: the person's instructions. */
+  instructions?: SignalInstructions;
   /** The previous session's last heartbeat, for recovery sessions. */
   lastHeartbeat?: Heartbeat;
   /** Files in conflict, for merge sessions. */

@@ -26,5 +26,9 @@ export const SESSION_STATUSES = [
 ] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
-export const SESSION_KINDS = ["stage", "recovery", "merge"] as const;
+/**
+ * `continue`: a person's `/loom continue <stage> <instructions>`: Claude Code's earlier session of
+ * the stage resumed with the instructions (or, without its state, a handoff prompt carrying them).
+ */
+export const SESSION_KINDS = ["stage", "recovery", "merge", "continue"] as const;
 export type SessionKind = (typeof SESSION_KINDS)[number];

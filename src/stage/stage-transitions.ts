@@ -84,16 +84,18 @@ export type TransitionResult = { ok: true } | { ok: false; reason: string };
 
 /**
  * Whether a stage may move from `from` to `to`. Staying put is always allowed. A completed stage
- * is final once merged (`merged: true`); before that only its merge may still fail. Skipped is
+ * is final once merged (`merged: true`), unless a person re-opens it (`reopen`: `/loom continue`),
+ * which queues it for a new attempt; before the merge only the merge may still fail. Skipped is
  * final. A refused move is a value with the reason, never a throw.
  */
 export function transitionStage(
   from: StageStatus,
   to: StageStatus,
-  context: { merged?: boolean } = {},
+  context: { merged?: boolean; reopen?: boolean } = {},
 ): TransitionResult {
   if (from === to) return { ok: true };
   if (from === "completed" && context.merged === true) {
+    if (context.reopen === true && to === "queued") return { ok: true };
     return { ok: false, reason: `stage is completed and merged; it cannot become ${to}` };
   }
   if (REFERENCE_TRANSITIONS[from].includes(to)) return { ok: true };

@@ -8,6 +8,7 @@ import {
 import type { PlanState, StageState } from "../orchestrator/state.ts";
 import { describeBudgetWait, describeCaps } from "./render-budget.ts";
 import { renderStageLearnings } from "./render-stage-learnings.ts";
+import { renderContinuation } from "./render-continuation.ts";
 import type { CheckAnnotation } from "./plan-annotations.ts";
 import { toFailureAnnotations } from "./failure-annotations.ts";
 import { getStageActions } from "./check-run-actions.ts";
@@ -134,7 +135,9 @@ export function renderStageCheckRun(
   const closed = state.closed && open.status !== "completed";
   const check: CheckState = closed ? { status: "completed", conclusion: "cancelled" } : open;
   const facts = renderFacts(state, stage, options);
+  const continuation = section(renderContinuation(stage, options));
   const report = (withOutput: boolean) => [
+    ...continuation,
     ...section(renderStageChecks(stage, withOutput)),
     ...section(renderStageUsage(stage)),
     ...section(renderStageDeviations(stage)),
@@ -152,6 +155,7 @@ export function renderStageCheckRun(
           ...renderNotes(stage, 20),
         ].join("\n"),
       () => [...facts, ...report(false), "", ...renderNotes(stage, 3)].join("\n"),
+      () => [...facts, ...continuation].join("\n"),
       () => facts.join("\n"),
     ],
     CHECK_OUTPUT_MAX,

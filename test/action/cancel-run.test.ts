@@ -246,7 +246,8 @@ test(
     assert.match(result.handoff ?? "", /Write greet\.txt/);
     assert.deepEqual(
       order.filter((name) => !name.startsWith("loom-heartbeat-")),
-      ["loom-result", "loom-bundle", "loom-transcript"],
+      // Claude Code's session state last: a cancelled session can still be continued.
+      ["loom-result", "loom-bundle", "loom-transcript", "loom-session"],
       "the result is uploaded first",
     );
     assert.deepEqual(

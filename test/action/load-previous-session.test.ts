@@ -76,3 +76,51 @@ test("a previous run killed with its runner (no result) still yields its heartbe
     "the newest heartbeat of run 42 is invalid",
   ]);
 });
+
+const SESSION = "71278deb-52e9-4b55-b355-17c5214b97c0";
+const manifest = JSON.stringify({ version: 1, session_id: SESSION, stage_id: "build", attempt: 1 });
+const conversation = `${JSON.stringify({ type: "user", sessionId: SESSION, message: { role: "user", content: "go" } })}\n`;
+
+/** A reader whose `loom-session` artifact holds `files`, beside a completed `loom-result`. */
+function sessionReader(files: Record<string, string> | null): ArtifactReader {
+  const completed = JSON.stringify({ ...result, outcome: "completed", handoff: undefined });
+  const names = ["loom-result", ...(files === null ? [] : ["loom-session"])];
+  return {
+    list: () => Promise.resolve(names.map((name, i) => ({ id: i + 1, name, createdAt: 1000 - i }))),
+    download: async (_source, id, directory) => {
+      if (id === 1) return writeFile(path.join(directory, "loom-result.json"), completed);
+      for (const [name, body] of Object.entries(files ?? {}))
+        await writeFile(path.join(directory, name), body);
+    },
+  };
+}
+
+test("a continue reads the earlier session's state only when asked, and only a transcript of the session its manifest names", async (t) => {
+  const dir = await mkdtemp(path.join(tmpdir(), "loom-prev-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const good = sessionReader({ "session.json": manifest, "session.jsonl": conversation });
+  assert.equal((await loadPreviousSession(good, source, path.join(dir, "a"))).sessionState, undefined);
+  const loaded = await loadPreviousSession(good, source, path.join(dir, "b"), { withSessionState: true });
+  assert.deepEqual(loaded.sessionState, { ok: true, sessionId: SESSION, transcript: conversation });
+  assert.equal(loaded.result?.outcome, "completed");
+
+  const cases: [Record<string, string> | null, RegExp][] = [
+    [null, /run 42 left no loom-session \(expired, or an older loom\)/],
+    [{ "session.jsonl": conversation }, /has no valid manifest/],
+    [
+      { "session.json": JSON.stringify({ ...JSON.parse(manifest), session_id: "../../etc/passwd" }) },
+      /has no valid manifest/,
+    ],
+    [{ "session.json": manifest }, /holds no transcript/],
+    [{ "session.json": manifest, "session.jsonl": "{broken" }, /cannot be resumed: line 1 is not JSON/],
+  ];
+  for (const [index, [files, why]] of cases.entries()) {
+    const state = (
+      await loadPreviousSession(sessionReader(files), source, path.join(dir, `c${index}`), {
+        withSessionState: true,
+      })
+    ).sessionState;
+    assert.equal(state?.ok, false);
+    assert.match(state?.ok === false ? state.reason : "", why);
+  }
+});

@@ -66,3 +66,21 @@ test("the job summary lists the learnings the session was given", () => {
     /### Learnings given\n\n- Routes live in src\/api \\\| index \(`2026-11-01-api-0a1b2c3d`\)/,
   );
 });
+
+test("a continue session's summary says whether it resumed the earlier session, or why it got a handoff prompt", () => {
+  const resumed = renderJobSummary({
+    ...result,
+    kind: "continue",
+    continued: { mode: "resumed", from_run_id: 41 },
+  });
+  assert.match(resumed, /Continued \(`\/loom continue`\): resumed Claude Code's session of run 41\./);
+  const fresh = renderJobSummary({
+    ...result,
+    kind: "continue",
+    continued: { mode: "handoff", from_run_id: 41, reason: "run 41 left no loom-session" },
+  });
+  assert.match(
+    fresh,
+    /Continued \(`\/loom continue`\) from run 41 with a handoff prompt: run 41 left no loom-session\./,
+  );
+});

@@ -10,16 +10,9 @@ import { BundleManifest } from "../../src/artifacts/publish-result.ts";
 import { Heartbeat } from "../../src/artifacts/heartbeat.ts";
 import { startFakeModelServer, type FakeTurn } from "../support/fake-model-server.ts";
 import { CLAUDE_PATH, createSandbox, type Sandbox } from "../support/fake-model-sandbox.ts";
-import { git, planText, readJson } from "./run-stage-fixture.ts";
+import { git, GREETER_STAGE, PLAN_PATH, planText, readJson } from "./run-stage-fixture.ts";
 
-const PLAN_PATH = "doc/plans/PLAN-demo.md";
-const STAGE = `
-- id: build
-  name: Build the greeter
-  description: Write greet.txt saying hello
-  acceptance:
-    - "grep hello greet.txt"
-`;
+const STAGE = GREETER_STAGE;
 
 type E2E = { box: Sandbox; uploads: string; heartbeats: Heartbeat[] };
 

@@ -9,6 +9,15 @@ import { RunStageInputs } from "../../action/src/run-stage-inputs.ts";
 
 export const PLAN_PATH = "doc/plans/PLAN-demo.md";
 
+/** One stage that writes greet.txt saying hello, checked by grep. */
+export const GREETER_STAGE = `
+- id: build
+  name: Build the greeter
+  description: Write greet.txt saying hello
+  acceptance:
+    - "grep hello greet.txt"
+`;
+
 /** A plan in the reference CLI's format with one stage whose YAML body is given. */
 export function planText(stageYaml: string): string {
   return [

@@ -40,6 +40,8 @@ export type FakeGitHub = {
     parents: string[];
     entries: { path: string; sha: string | null }[];
   }[];
+  /** Annotated tag objects written through the Git Data API (`POST /git/tags`). */
+  tags: { sha: string; tag: string; message: string; object: string }[];
   /** Answers for the next merges of a head branch (default 201). */
   mergeAnswers: Map<string, MergeAnswer[]>;
   /**
@@ -110,6 +112,7 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
     reactions: [],
     dispatches: [],
     commits: [],
+    tags: [],
     merges: [],
     mergeAnswers: new Map(),
     mergeFiles: null,
@@ -334,6 +337,25 @@ function route(fake: FakeGitHub, method: string, url: URL, body: Json, accept: s
       entries: trees.get(String(body["tree"])) ?? [],
     });
     return [201, { sha, message: body["message"], tree: { sha: body["tree"] } }];
+  }
+  if (method === "POST" && rest === "/git/tags") {
+    const sha = nextSha();
+    const tag = {
+      sha,
+      tag: String(body["tag"]),
+      message: String(body["message"]),
+      object: String(body["object"]),
+    };
+    fake.tags.push(tag);
+    return [201, { ...tag, object: { sha: tag.object, type: body["type"] } }];
+  }
+  // Refs outside branches (`refs/loom/continue/…`): kept in `refs` under their full name.
+  if (method === "PATCH" && (m = /^\/git\/refs\/((?!heads\/).+)$/.exec(rest))) {
+    const name = `refs/${decodeURIComponent(m[1] ?? "")}`;
+    if (!fake.refs.has(name)) return [422, { message: "Reference does not exist" }];
+    if (body["force"] !== true) return [422, { message: "Update is not a fast forward" }];
+    fake.refs.set(name, String(body["sha"]));
+    return [200, { ref: name, object: { sha: body["sha"] } }];
   }
   if (method === "PATCH" && (m = /^\/git\/refs\/heads\/(.+)$/.exec(rest))) {
     const name = decodeURIComponent(m[1] ?? "");

@@ -17,7 +17,13 @@ import type { LoomRelease } from "../../src/release/loom-releases.ts";
 import { MAIN_CONTRACT } from "../../src/release/stage-contract.ts";
 import { mockGitHub } from "../support/github-mock.ts";
 import type { GitHubMock } from "../support/github-mock.ts";
-import { checkRunPayload, delivery, REPO, workflowRunPayload } from "../support/webhook-payloads.ts";
+import {
+  checkRunPayload,
+  delivery,
+  pullRequestPayload,
+  REPO,
+  workflowRunPayload,
+} from "../support/webhook-payloads.ts";
 import { createFakeGitHub, nextSha } from "./fake-github.ts";
 import type { FakeGitHub } from "./fake-github.ts";
 
@@ -270,6 +276,18 @@ export async function completeRun(
   harness.fake.finishRun(dispatch.runId, "success", result);
   await harness.receive("workflow_run", runWebhook(dispatch, "in_progress"));
   await harness.receive("workflow_run", runWebhook(dispatch, "completed"));
+}
+
+/** The plan pull request opened (bob may read): the first dispatch, of the root stage. */
+export async function openPlanPull(harness: Harness): Promise<FakeGitHub["dispatches"][number]> {
+  harness.fake.roles.set("bob", "read");
+  await harness.receive(
+    "pull_request",
+    pullRequestPayload("opened", { number: 1, headSha: harness.headSha }),
+  );
+  const [dispatch] = harness.fake.dispatches;
+  if (dispatch === undefined) throw new Error("the plan's root stage was not dispatched");
+  return dispatch;
 }
 
 /**

@@ -121,3 +121,73 @@ test("/loom merge takes a stage and may name the commit to merge; nothing more, 
     /`\/loom merge <stage> \[<sha>\]`: merge a stage that waits for a person/,
   );
 });
+
+test("/loom continue takes the rest of its line as the instructions, one pair of quotes removed", () => {
+  const [quoted, curly, plain, qualified] = parseCommands(
+    [
+      '/loom continue c "also handle the empty case"',
+      "/loom continue c \u201Cuse the new API\u201D",
+      "/loom continue c keep the old flag working",
+      "/loom continue PLAN-x/c 'two plans'",
+    ].join("\n"),
+  );
+  assert.deepEqual(quoted, {
+    ok: true,
+    command: "continue",
+    stage: { planId: null, stageId: "c" },
+    line: '/loom continue c "also handle the empty case"',
+    instructions: "also handle the empty case",
+  });
+  assert.equal(curly?.ok && "stage" in curly ? curly.instructions : null, "use the new API");
+  assert.equal(plain?.ok && "stage" in plain ? plain.instructions : null, "keep the old flag working");
+  assert.ok(qualified?.ok && "stage" in qualified);
+  assert.deepEqual(
+    [qualified.stage, qualified.instructions],
+    [{ planId: "PLAN-x", stageId: "c" }, "two plans"],
+  );
+});
+
+test("/loom continue with nothing after the stage takes the lines that follow, code blocks kept, up to the next command", () => {
+  const body = [
+    "/loom continue build",
+    "The test fails with:",
+    "```",
+    "/loom this line is output, not a command",
+    "```",
+    "Fix it without touching the API.",
+    "/loom status",
+  ].join("\n");
+  const commands = parseCommands(body);
+  assert.deepEqual(
+    commands.map((c) => (c.ok ? c.command : c.reason)),
+    ["continue", "status"],
+  );
+  const [first] = commands;
+  assert.ok(first?.ok && "stage" in first);
+  assert.equal(
+    first.instructions,
+    "The test fails with:\n```\n/loom this line is output, not a command\n```\nFix it without touching the API.",
+  );
+});
+
+test("/loom continue without instructions, or with too many, is refused with the reason; control characters are dropped", () => {
+  const [none, quotesOnly, long, control] = parseCommands(
+    [
+      "/loom continue c",
+      '/loom continue c ""',
+      `/loom continue c ${"x".repeat(4001)}`,
+      "/loom continue c fix\u0007 it",
+    ].join("\n"),
+  );
+  assert.equal(none?.ok ? "ok" : none?.reason, "missing-instructions");
+  assert.equal(quotesOnly?.ok ? "ok" : quotesOnly?.reason, "missing-instructions");
+  assert.equal(long?.ok ? "ok" : long?.reason, "instructions-too-long");
+  assert.ok(control?.ok && "stage" in control);
+  assert.equal(control.instructions, "fix it");
+  assert.ok(none !== undefined && !none.ok);
+  assert.match(describeParseFailure(none), /needs instructions for the session/);
+  assert.deepEqual(
+    parseCommands("/loom continue").map((c) => (c.ok ? "ok" : c.reason)),
+    ["missing-stage"],
+  );
+});

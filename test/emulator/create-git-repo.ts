@@ -290,6 +290,65 @@ export function createGitRepo(dir: string, now: () => number) {
         await rm(scratch, { recursive: true, force: true });
       }
     },
+    /** What `ref` points at, not peeled (a ref may name a tag object), with the object's type. */
+    async readRefObject(ref: string): Promise<{ sha: string; type: string } | null> {
+      const named = await runGit(dir, ["rev-parse", "--verify", "--quiet", ref]);
+      if (named.code !== 0) return null;
+      const sha = named.stdout.trim();
+      const type = (await runGitOk(dir, ["cat-file", "-t", sha])).trim();
+      return { sha, type };
+    },
+    /**
+     * `POST …/git/tags`: an annotated tag object (no ref) on `object`, written with `git mktag`,
+     * which refuses what GitHub refuses (a missing object, a type that is not the object's).
+     */
+    async writeTag(input: {
+      tag: string;
+      message: string;
+      object: string;
+      type: string;
+      tagger: Person;
+    }): Promise<string | null> {
+      const date = `${Math.floor(now() / 1000)} +0000`;
+      const text = [
+        `object ${input.object}`,
+        `type ${input.type}`,
+        `tag ${input.tag}`,
+        `tagger ${input.tagger.name} <${input.tagger.email}> ${date}`,
+        "",
+        input.message,
+      ].join("\n");
+      const made = await runGit(dir, ["mktag"], { input: text.endsWith("\n") ? text : `${text}\n` });
+      return made.code === 0 ? made.stdout.trim() : null;
+    },
+    /** A tag object's fields, or null when `sha` is no tag object. */
+    async readTag(sha: string): Promise<{
+      tag: string;
+      message: string;
+      object: { sha: string; type: string };
+      tagger: { name: string; email: string; date: string };
+    } | null> {
+      if ((await runGit(dir, ["cat-file", "-t", sha])).stdout.trim() !== "tag") return null;
+      const text = await runGitOk(dir, ["cat-file", "tag", sha]);
+      const end = text.indexOf("\n\n");
+      const headers = new Map(
+        (end < 0 ? text : text.slice(0, end)).split("\n").map((line) => {
+          const space = line.indexOf(" ");
+          return [line.slice(0, space), line.slice(space + 1)] as const;
+        }),
+      );
+      const tagger = /^(.*) <(.*)> (\d+) ([+-]\d{4})$/.exec(headers.get("tagger") ?? "");
+      return {
+        tag: headers.get("tag") ?? "",
+        message: end < 0 ? "" : text.slice(end + 2),
+        object: { sha: headers.get("object") ?? "", type: headers.get("type") ?? "" },
+        tagger: {
+          name: tagger?.[1] ?? "",
+          email: tagger?.[2] ?? "",
+          date: new Date(Number(tagger?.[3] ?? 0) * 1000).toISOString().replace(".000Z", "Z"),
+        },
+      };
+    },
     /** `POST …/git/commits`: a commit of `tree` with `parents`, by `author` (GitHub's default: the token's user). */
     async commitTree(tree: string, parents: string[], message: string, author: Person): Promise<string> {
       const args = ["commit-tree", tree, "-m", message, ...parents.flatMap((p) => ["-p", p])];

@@ -28,7 +28,47 @@ function gitCommitJson(
   };
 }
 
+function gitTagJson(
+  request: RouteRequest,
+  sha: string,
+  t: NonNullable<Awaited<ReturnType<RouteRequest["repo"]["git"]["readTag"]>>>,
+) {
+  const api = `${request.core.json.url}/repos/${request.repo.fullName}/git`;
+  return {
+    node_id: `TAG_${sha.slice(0, 12)}`,
+    tag: t.tag,
+    sha,
+    url: `${api}/tags/${sha}`,
+    message: t.message,
+    tagger: t.tagger,
+    object: { sha: t.object.sha, type: t.object.type, url: `${api}/${t.object.type}s/${t.object.sha}` },
+    verification: { verified: false, reason: "unsigned", signature: null, payload: null, verified_at: null },
+  };
+}
+
+const TAG_TYPES = new Set(["commit", "tree", "blob"]);
+
 export const gitDataRoutes: Routes = {
+  "git/create-tag": async (request) => {
+    const { repo, body } = request;
+    const tag = readString(body, "tag") ?? "";
+    const message = readString(body, "message") ?? "";
+    const object = readString(body, "object") ?? "";
+    const type = readString(body, "type") ?? "";
+    if (tag === "" || !TAG_TYPES.has(type)) return fail(422, "Invalid request: tag and type are required");
+    if (!/^[0-9a-f]{40}$/.test(object)) return fail(422, "Object does not exist");
+    // Without a tagger GitHub records the token's user (for an App: its bot).
+    const tagger = { name: request.login, email: `${request.login}@users.noreply.github.com` };
+    const sha = await repo.git.writeTag({ tag, message, object, type, tagger });
+    if (sha === null) return fail(422, "Object does not exist");
+    const written = await repo.git.readTag(sha);
+    return written === null ? fail(500, "tag not written") : ok(gitTagJson(request, sha, written), 201);
+  },
+  "git/get-tag": async (request) => {
+    const sha = request.params["tag_sha"] ?? "";
+    const tag = /^[0-9a-f]{40}$/.test(sha) ? await request.repo.git.readTag(sha) : null;
+    return tag === null ? notFound() : ok(gitTagJson(request, sha, tag));
+  },
   "git/get-commit": async (request) => {
     const sha = request.params["commit_sha"] ?? "";
     if (!/^[0-9a-f]{40}$/.test(sha) || !(await request.repo.git.objectExists(sha))) return notFound();

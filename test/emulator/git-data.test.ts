@@ -5,7 +5,7 @@ import type { Emulator } from "./start-emulator.ts";
 
 const repo = { owner: "acme", repo: "widgets" };
 
-describe("the Git Data API on the emulator: a file renamed in one commit, as loom renames plans", () => {
+describe("the Git Data API on the emulator: a file renamed in one commit, as loom renames plans; annotated tags, as loom records a /loom continue", () => {
   let emulator: Emulator;
   let octokit: Client;
   before(async () => {
@@ -71,5 +71,47 @@ describe("the Git Data API on the emulator: a file renamed in one commit, as loo
       octokit.rest.git.createCommit({ ...repo, message: "m", tree: missing, parents: [main] }),
     );
     assert.equal(made?.status, 422);
+  });
+
+  it("writes a tag object, points a custom ref at it (moved later with force), and reads both back unpeeled", async () => {
+    const main = (await emulator.repo().git.readBranch("main"))!;
+    const { data: tag } = await octokit.rest.git.createTag({
+      ...repo,
+      tag: "loom-continue-a",
+      message: "first\n\n{}\n",
+      object: main,
+      type: "commit",
+    });
+    assert.equal(tag.object.sha, main);
+    assert.equal(tag.message, "first\n\n{}\n");
+    const ref = "loom/continue/loom/pr-1/PLAN-x/a";
+    await octokit.rest.git.createRef({ ...repo, ref: `refs/${ref}`, sha: tag.sha });
+    const { data: pointer } = await octokit.rest.git.getRef({ ...repo, ref });
+    assert.deepEqual([pointer.object.type, pointer.object.sha], ["tag", tag.sha]);
+    const { data: read } = await octokit.rest.git.getTag({ ...repo, tag_sha: tag.sha });
+    assert.equal(read.message, "first\n\n{}\n");
+
+    const { data: next } = await octokit.rest.git.createTag({
+      ...repo,
+      tag: "loom-continue-a",
+      message: "second\n",
+      object: main,
+      type: "commit",
+    });
+    const again = await statusOf(octokit.rest.git.createRef({ ...repo, ref: `refs/${ref}`, sha: next.sha }));
+    assert.equal(again?.status, 422, "Reference already exists");
+    await octokit.rest.git.updateRef({ ...repo, ref, sha: next.sha, force: true });
+    assert.equal((await octokit.rest.git.getRef({ ...repo, ref })).data.object.sha, next.sha);
+    assert.equal(await emulator.repo().git.readBranch("main"), main, "no branch moved");
+    emulator.assertNoViolations();
+  });
+
+  it("refuses a tag on an object the repository does not have, and answers 404 for a missing tag", async () => {
+    const made = await statusOf(
+      octokit.rest.git.createTag({ ...repo, tag: "x", message: "m", object: "1".repeat(40), type: "commit" }),
+    );
+    assert.equal(made?.status, 422);
+    const missing = await statusOf(octokit.rest.git.getTag({ ...repo, tag_sha: "2".repeat(40) }));
+    assert.equal(missing?.status, 404);
   });
 });

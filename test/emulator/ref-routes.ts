@@ -3,14 +3,29 @@ import { fail, notFound, ok, readString, type RouteRequest, type Routes } from "
 
 /** Git refs and server-side merges, on the bare repository with real git. */
 
-function refJson(request: RouteRequest, ref: string, sha: string) {
+function refJson(request: RouteRequest, ref: string, sha: string, type = "commit") {
   const api = `${request.core.json.url}/repos/${request.repo.fullName}/git`;
   return {
     ref,
     node_id: `REF_${sha.slice(0, 12)}`,
     url: `${api}/${ref}`,
-    object: { sha, type: "commit", url: `${api}/commits/${sha}` },
+    object: { sha, type, url: `${api}/${type}s/${sha}` },
   };
+}
+
+/**
+ * What a ref points at: a branch through the repository's cached resolve (always a commit), any
+ * other ref (a tag, `refs/loom/…`) unpeeled, as GitHub answers: a ref to a tag object names the tag.
+ */
+async function readRefTarget(
+  request: RouteRequest,
+  ref: string,
+): Promise<{ sha: string; type: string } | null> {
+  if (ref.startsWith("refs/heads/")) {
+    const sha = await request.repo.git.resolve(ref);
+    return sha === null ? null : { sha, type: "commit" };
+  }
+  return request.repo.git.readRefObject(ref);
 }
 
 export function commitJson(
@@ -45,8 +60,8 @@ function branchOfRef(ref: string): string | null {
 export const refRoutes: Routes = {
   "git/get-ref": async (request) => {
     const ref = `refs/${request.params["ref"] ?? ""}`;
-    const sha = await request.repo.git.resolve(ref);
-    return sha ? ok(refJson(request, ref, sha)) : notFound();
+    const target = await readRefTarget(request, ref);
+    return target ? ok(refJson(request, ref, target.sha, target.type)) : notFound();
   },
   "git/create-ref": async (request) => {
     const { repo, core, body } = request;
@@ -59,14 +74,15 @@ export const refRoutes: Routes = {
     if (!(await repo.git.updateRef(ref, sha, ""))) return fail(422, "Reference already exists");
     const branch = ref.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : null;
     if (branch) await core.announcePush(repo, branch, "0".repeat(40), sha, request.login);
-    return ok(refJson(request, ref, sha), 201);
+    const target = await readRefTarget(request, ref);
+    return ok(refJson(request, ref, sha, target?.type), 201);
   },
   "git/update-ref": async (request) => {
     const { repo, core, body } = request;
     const name = request.params["ref"] ?? "";
     const ref = `refs/${name}`;
     const sha = readString(body, "sha") ?? "";
-    const current = await repo.git.resolve(ref);
+    const current = (await readRefTarget(request, ref))?.sha;
     if (!current) return fail(422, "Reference does not exist");
     if (!(await repo.git.objectExists(sha))) return fail(422, "Object does not exist");
     if (body["force"] !== true && !(await repo.git.isAncestor(current, sha)))
@@ -76,11 +92,11 @@ export const refRoutes: Routes = {
       ? await core.moveBranch(repo, branch, sha, request.login, current)
       : await repo.git.updateRef(ref, sha, current);
     if (!moved) return fail(422, "Update is not a fast forward");
-    return ok(refJson(request, ref, sha));
+    return ok(refJson(request, ref, sha, (await readRefTarget(request, ref))?.type));
   },
   "git/delete-ref": async (request) => {
     const ref = `refs/${request.params["ref"] ?? ""}`;
-    if (!(await request.repo.git.resolve(ref))) return fail(422, "Reference does not exist");
+    if (!(await readRefTarget(request, ref))) return fail(422, "Reference does not exist");
     await request.repo.git.deleteRef(ref);
     return { status: 204 };
   },

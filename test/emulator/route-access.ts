@@ -62,6 +62,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   "git/get-commit": needs(read("contents")),
   "git/create-tree": needs(write("contents")),
   "git/create-commit": needs(write("contents")),
+  "git/create-tag": needs(write("contents")),
+  "git/get-tag": needs(read("contents")),
 
   "pulls/get": needs([{ "pull-requests": "read", contents: "read" }]),
   "pulls/list": needs(read("pull-requests")),

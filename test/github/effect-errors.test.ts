@@ -153,6 +153,21 @@ describe("deleting a stage branch", () => {
     gh.done();
   });
 
+  it("deletes a continued stage's /loom continue record with its branch: one more request", async () => {
+    gh = mockGitHub();
+    gh.api.delete("/repos/octo/repo/git/refs/heads%2Floom%2Fx").reply(204);
+    gh.api.delete("/repos/octo/repo/git/refs/loom%2Fcontinue%2Floom%2Fx").reply(204);
+    const ctx = makeContext(makeDiamond());
+    const effect = {
+      type: "deleteBranch" as const,
+      key: "k",
+      branch: "loom/x",
+      continueRecord: true as const,
+    };
+    assert.deepEqual(await executeEffect(ctx, effect), []);
+    gh.done();
+  });
+
   it("a delete GitHub cannot do now is tried again", async () => {
     gh = mockGitHub();
     gh.api.delete("/repos/octo/repo/git/refs/heads%2Floom%2Fx").reply(500, { message: "Server Error" });

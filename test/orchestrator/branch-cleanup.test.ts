@@ -79,3 +79,45 @@ test("a plan whose every stage is skipped by label from the start is done with n
   assert.equal(story.stage("a").status, "skipped");
   assert.deepEqual(story.of("deleteBranch"), []);
 });
+
+test("a continued stage's /loom continue record is deleted with its branch", () => {
+  const story = new Story(diamond, { settings: { deleteBranches: true } });
+  story.pass("a");
+  story.pass("b");
+  story.pass("c");
+  story.send({
+    type: "command.received",
+    command: "continue",
+    stageId: "c",
+    instructions: "also handle the empty case",
+    sender: "octocat",
+    source: { kind: "comment", commentId: 9 },
+  });
+  story.pass("c");
+  story.pass("d");
+  assert.deepEqual(
+    story.of("deleteBranch").map((e) => [e.branch, e.continueRecord === true]),
+    ["a", "b", "c", "d"].map((id) => [`loom/pr-7/PLAN-demo/${id}`, id === "c"]),
+  );
+});
+
+test("a stage continued after the plan was done loses its branch and record again when the plan is done again", () => {
+  const story = new Story(diamond, { settings: { deleteBranches: true } });
+  for (const id of ["a", "b", "c", "d"]) story.pass(id);
+  assert.equal(story.of("deleteBranch").length, 4);
+  story.send({
+    type: "command.received",
+    command: "continue",
+    stageId: "b",
+    instructions: "rename the helper",
+    sender: "octocat",
+    source: { kind: "comment", commentId: 10 },
+  });
+  story.pass("b");
+  const again = story.of("deleteBranch").filter((e) => e.branch.endsWith("/b"));
+  assert.deepEqual(
+    again.map((e) => [e.key, e.continueRecord]),
+    [[`${KEY}:b:delete-branch:2`, true]],
+    "a key the first clean-up did not use, so the outbox runs it",
+  );
+});

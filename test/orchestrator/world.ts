@@ -180,12 +180,14 @@ export class World {
         "status",
         "skip",
         "merge",
+        "continue",
       ] as const);
       return this.send({
         type: "command.received",
         at: this.at,
         command,
         stageId,
+        ...(command === "continue" ? { instructions: "also handle the empty case" } : {}),
         sender: "someone",
         source: { kind: "comment", commentId: this.random(1000) },
       });

@@ -159,6 +159,8 @@ test(
       "loom-bundle/loom-bundle.json",
       "loom-result/loom-result.json",
       "loom-transcript/transcript.jsonl",
+      // Claude Code's own transcript (what `/loom continue` resumes): the key in every encoding masked too.
+      "loom-session/session.jsonl",
     ])
       assert.ok(names.includes(expected), names.join(", "));
     assert.ok(

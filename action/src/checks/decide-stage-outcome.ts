@@ -41,7 +41,8 @@ function withDenials(reason: string, denials: readonly string[]): string {
 /** Whether a session that made no commits may still count as done. */
 function mayCompleteWithoutCommits(e: StageEvidence, checks: readonly CheckResult[]): boolean {
   if (checks.length === 0) return false; // nothing happened and nothing was verified
-  if (e.kind === "recovery") return true; // an earlier attempt's commits already satisfy the checks
+  // An earlier attempt's commits already satisfy the checks (a continue may find nothing to change).
+  if (e.kind === "recovery" || e.kind === "continue") return true;
   return e.kind === "stage" && e.stageType === "integration-verify"; // verified, nothing to fix
 }
 
@@ -50,7 +51,7 @@ function mayCompleteWithoutCommits(e: StageEvidence, checks: readonly CheckResul
  * - a session loom stopped (silence, context budget, turn or spend cap) keeps that outcome;
  * - any failed check → `completed-with-failures`, naming the first failure;
  * - no commits → `completed-with-failures` ("green but nothing happened"), unless a recovery
- *   session finds earlier work passing its checks or a verify stage had nothing to fix;
+ *   or continue session finds earlier work passing its checks or a verify stage had nothing to fix;
  * - a crash without a result counts as `completed` only when there are commits and every
  *   declared check passed (and at least one was declared).
  */

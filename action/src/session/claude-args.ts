@@ -14,6 +14,8 @@ export type ClaudeArgsInput = {
   settings: HookSettings | Record<string, unknown>;
   /** Folders outside the working directory the session's tools may use (`--add-dir`). */
   additionalDirs?: readonly string[];
+  /** Resume this Claude Code session (`--resume <id>`): its transcript must be in the project folder. */
+  resume?: string;
 };
 
 /**
@@ -34,6 +36,7 @@ export function buildClaudeArgs(input: ClaudeArgsInput): string[] {
     "--settings",
     JSON.stringify(input.settings),
   ];
+  if (input.resume !== undefined) args.push("--resume", input.resume);
   if (input.allowedTools.length > 0) args.push("--allowedTools", input.allowedTools.join(","));
   if (input.model !== undefined) args.push("--model", input.model);
   if (input.effort !== undefined) args.push("--effort", input.effort);

@@ -30,6 +30,11 @@ export type RunSessionOptions = {
   maxBudgetUsd?: number;
   maxTurns?: number;
   appendSystemPrompt?: string;
+  /**
+   * Resume this earlier Claude Code session (`--resume`) with `prompt` as the next message; its
+   * transcript is in place in the session's project folder (see `restoreSessionState`).
+   */
+  resume?: string;
   assignmentFile?: string;
   learningsFile?: string;
   stopMaxBlocks?: number;

@@ -4,6 +4,7 @@ import { renderHandoffMarkdown } from "../../../src/artifacts/handoff.ts";
 import {
   MAX_LEARNINGS_GIVEN,
   StageResult,
+  type ContinuedFrom,
   type CheckResult,
   type CommitInfo,
   type SessionIsolationRecord,
@@ -19,6 +20,7 @@ import type { SessionOutcome } from "../session/session-outcome.ts";
 import * as names from "../upload/artifact-port.ts";
 import { renderJobSummary } from "../upload/render-job-summary.ts";
 import { uploadBundle } from "../upload/upload-bundle.ts";
+import { uploadSessionState } from "../upload/upload-session-state.ts";
 import { uploadTranscript } from "../upload/upload-transcript.ts";
 import { optional } from "./optional.ts";
 import type { RunStageDeps, RunStageResult } from "./run-stage-deps.ts";
@@ -33,6 +35,8 @@ export type FinishStage = {
   learnings?: CollectedLearnings | null;
   /** The learnings the session's prompt carried (none when the session never started). */
   learningsGiven?: LearningRef[];
+  /** A continue session: whether it resumed the earlier session or got a handoff prompt. */
+  continued?: ContinuedFrom;
 };
 
 /** The sandbox the action ran the session in, as `loom-result` records it. */
@@ -89,6 +93,15 @@ export async function finishStage(
     ),
     ...optional("learnings", f.learnings ?? undefined),
     ...optional("isolation", recordIsolation(deps, redact)),
+    ...optional(
+      "continued",
+      f.continued === undefined
+        ? undefined
+        : {
+            ...f.continued,
+            ...optional("reason", f.continued.reason && redact(f.continued.reason).slice(0, 500)),
+          },
+    ),
     ...(f.learningsGiven === undefined || f.learningsGiven.length === 0 || s === null
       ? {}
       : {
@@ -106,7 +119,13 @@ export async function finishStage(
   };
   const uploadWork = async (): Promise<void> => {
     await uploadBundle(inputs, deps, f.startSha, head);
-    if (s !== null) await uploadTranscript(deps, s.transcriptPath);
+    if (s === null) return;
+    await uploadTranscript(deps, s.transcriptPath);
+    // Merge sessions are never continued: only a stage's own sessions keep their state.
+    if (inputs.kind === "merge") return;
+    const origin = { sessionId: s.sessionId, stageId: inputs.stage_id, attempt: inputs.attempt };
+    const missing = await uploadSessionState(deps, origin);
+    if (missing !== null) deps.log("session state not uploaded", { why: missing });
   };
   if (result.outcome === "cancelled") {
     // GitHub kills a cancelled job within seconds: the result (the handoff) goes first; the

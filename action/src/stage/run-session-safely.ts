@@ -8,9 +8,11 @@ import { CheckoutTamperedError, lendPaths, type Lease } from "../isolation/lend-
 import { listReachablePaths } from "../isolation/list-reachable-paths.ts";
 import type { RunStageInputs } from "../run-stage-inputs.ts";
 import { locateSessionFiles } from "../session/claude-args.ts";
+import { restoreSessionState } from "../session/restore-session-state.ts";
 import { prepareStateDir, type RunSessionOptions } from "../session/run-session.ts";
 import type { SessionOutcome } from "../session/session-outcome.ts";
 import * as names from "../upload/artifact-port.ts";
+import type { ResumableSession } from "./load-continue.ts";
 import { optional } from "./optional.ts";
 import type { RunStageDeps } from "./run-stage-deps.ts";
 import { stoppedOutcome } from "./stopped-outcome.ts";
@@ -20,7 +22,8 @@ import { stoppedOutcome } from "./stopped-outcome.ts";
  * a runner that throws into a `crashed` outcome (never an exception). With an isolating sandbox the
  * checkout, the session's state folder and the learnings folder are lent to the session user for
  * the session and taken back (its processes killed, `.git` configuration restored) before anything
- * else reads them.
+ * else reads them. With `resume`, that earlier session's transcript is put where Claude Code looks
+ * for it (before the lending, so the session user owns it) and `prompt` is its next message.
  */
 export async function runSessionSafely(
   inputs: RunStageInputs,
@@ -29,6 +32,7 @@ export async function runSessionSafely(
   prompt: string,
   caps: LoadedSessionCaps,
   learningsFile: string | undefined,
+  resume?: ResumableSession,
 ): Promise<SessionOutcome> {
   const stateDir = path.join(deps.tempDir, "session");
   await mkdir(stateDir, { recursive: true });
@@ -77,6 +81,7 @@ export async function runSessionSafely(
     ...optional("effort", stage.reasoning_effort),
     ...optional("maxBudgetUsd", caps.maxBudgetUsd),
     ...optional("maxTurns", caps.maxTurns),
+    ...optional("resume", resume?.sessionId),
   };
   const crashed = (error: unknown): SessionOutcome => {
     const text = redactSecrets(String(error), deps.knownSecrets);
@@ -93,6 +98,7 @@ export async function runSessionSafely(
   let lease: Lease | undefined;
   let outcome: SessionOutcome;
   try {
+    if (resume !== undefined) await restoreSessionState(deps, resume);
     if (sandbox !== undefined) {
       // Before lending: through sudo the action's user cannot write there afterwards.
       prepareStateDir(locateSessionFiles(stateDir));

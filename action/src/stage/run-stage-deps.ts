@@ -5,7 +5,8 @@ import type { HookPrograms } from "../session/hook-settings.ts";
 import type { RunSessionOptions } from "../session/run-session.ts";
 import type { SessionOutcome } from "../session/session-outcome.ts";
 import type * as names from "../upload/artifact-port.ts";
-import type { PreviousSession } from "../upload/load-previous-session.ts";
+import type { ContinueRecordRead } from "../github/read-continue-record.ts";
+import type { LoadPreviousOptions, PreviousSession } from "../upload/load-previous-session.ts";
 
 /** What `runStage` needs from the job: the checkout, the environments, the uploads, the clock. */
 export type RunStageDeps = {
@@ -28,8 +29,13 @@ export type RunStageDeps = {
   sandbox?: SessionSandbox;
   runSession: (options: RunSessionOptions) => Promise<SessionOutcome>;
   uploadArtifact: names.UploadArtifact;
-  /** The previous run's handoff and heartbeat, for recovery sessions. */
-  loadPrevious: (runId: number) => Promise<PreviousSession>;
+  /** The previous run's handoff and heartbeat (recovery), and its session state (continue). */
+  loadPrevious: (runId: number, options?: LoadPreviousOptions) => Promise<PreviousSession>;
+  /**
+   * The `/loom continue` record the app wrote for this run (its instructions). Left out: a
+   * continue session cannot run and crashes saying so.
+   */
+  readContinueRecord?: () => Promise<ContinueRecordRead>;
   writeSummary: (markdown: string) => Promise<void>;
   /**
    * `.github/loom.yml` from the trusted ref (the dispatched commit, never the stage branch): its

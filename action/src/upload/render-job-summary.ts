@@ -34,6 +34,16 @@ export function renderJobSummary(result: StageResult): string {
       `${Math.round(result.duration_ms / 1000)} s. Head \`${result.head_sha.slice(0, 12)}\`.`,
     "",
   ];
+  if (result.continued?.mode === "resumed")
+    lines.push(
+      `Continued (\`/loom continue\`): resumed Claude Code's session of run ${result.continued.from_run_id}.`,
+      "",
+    );
+  else if (result.continued?.mode === "handoff")
+    lines.push(
+      `Continued (\`/loom continue\`) from run ${result.continued.from_run_id} with a handoff prompt: ${cell(result.continued.reason ?? "")}.`,
+      "",
+    );
   if (result.isolation?.mode === "none")
     lines.push(
       `⚠️ **Not isolated**: the session and the checks ran as the runner's own user and could read its tokens (${cell(result.isolation.reason)}).`,
