@@ -1,5 +1,6 @@
 import { run, type Server } from "probot";
 import { hasAppCredentials } from "./has-app-credentials.ts";
+import { loadEnvFile } from "./load-env-file.ts";
 import { writeEnvFile } from "./write-env-file.ts";
 
 export type SetupOptions = {
@@ -36,7 +37,9 @@ export async function serveSetup(options: SetupOptions): Promise<Server> {
         Object.entries(given).filter((entry): entry is [string, string] => entry[1] !== undefined),
       );
       writeEnvFile(options.envPath, values);
-      Object.assign(options.env, values);
+      // As a restart would read them: Probot hands the private key over in quotes, which only the
+      // `.env` reader takes off (the drain thread's Octokit cannot read a quoted key).
+      loadEnvFile(options.env, options.envPath);
       if (!switching && holder.server !== null && hasAppCredentials(options.env)) {
         switching = true;
         const current = holder.server;
