@@ -54,11 +54,16 @@ describe(
         }),
       });
       pull = await e2e.openPlan({ files: { [PLAN_PATH]: PLAN } });
-      waiting = await e2e.waitFor(
-        "a's check run to wait for a person",
-        async () =>
-          (await e2e.checkRuns(pull)).find((r) => r.name === "loom: a" && r.conclusion === "action_required"),
-        90_000,
+      // A copy: the emulator updates its record in place when a is merged later.
+      waiting = structuredClone(
+        await e2e.waitFor(
+          "a's check run to wait for a person",
+          async () =>
+            (await e2e.checkRuns(pull)).find(
+              (r) => r.name === "loom: a" && r.conclusion === "action_required",
+            ),
+          90_000,
+        ),
       );
       checked = await e2e.emulator.repo().git.readBranch(`loom/pr-${pull.number}/PLAN-gate/a`);
       const bobs = await e2e.emulator.as("bob").comment(pull.number, "/loom merge a");
@@ -71,6 +76,9 @@ describe(
       await e2e.app.engine.idle();
       mergesBefore = mergesOf(e2e.emulator.requests);
       dispatchedBefore = dispatched().map((d) => d.stageId);
+      // GitHub stamps a comment to the second, and loom counts a comment in the second a stage
+      // started waiting as written before it (merge-by-person.ts): a person reads first.
+      await new Promise((resolve) => setTimeout(resolve, 1_000 - (Date.now() % 1_000) + 5));
       await alice.comment(pull.number, "/loom merge a");
       dispatchOfB = await e2e.waitFor(
         "b to start",
