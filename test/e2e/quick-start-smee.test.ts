@@ -6,6 +6,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startEmulator, type Emulator } from "../emulator/start-emulator.ts";
+import { readmeCaller } from "../workflows/readme-caller.ts";
 import {
   freePort,
   freshCheckout,
@@ -82,7 +83,20 @@ describe("README quick start, trying loom out through a smee.io channel", { time
   let port = 0;
 
   before(async () => {
-    emulator = await startEmulator({ webhookUrl: null, permissions: { alice: "write" } });
+    // The repository has the README's caller on its default branch, as the quick start says.
+    const caller = readmeCaller();
+    assert.ok(caller !== null, "README.md has the caller block");
+    emulator = await startEmulator({
+      webhookUrl: null,
+      permissions: { alice: "write" },
+      repos: [
+        {
+          owner: "acme",
+          name: "widgets",
+          files: { "README.md": "# widgets\n", ".github/workflows/loom.yml": caller },
+        },
+      ],
+    });
     channel = await startChannel();
     checkout = await freshCheckout();
     const github = new URL(emulator.url);
