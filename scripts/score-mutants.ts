@@ -126,6 +126,7 @@ export const MUTATED_FOLDERS: Readonly<Record<string, MutatedFolder>> = {
           "test/app/report-plan-errors.test.ts",
         ],
       ),
+      enginePart("callers", ["read-caller-verdict", "refresh-callers"], ["test/app/caller-pin.test.ts"]),
       enginePart(
         "stored-plans",
         ["stored-plan", "plans-of-pull"],
