@@ -91,6 +91,33 @@ describe("the model provider's variables reach Claude Code, and nothing else doe
     assert.equal(sessionEnv.ANTHROPIC_VERTEX_PROJECT_ID, "from-auth");
   });
 
+  it("vertex: google-auth-library gets the project too (no Resource Manager or metadata lookup)", () => {
+    const { sessionEnv } = sessionFor({
+      provider: "vertex",
+      gcp_region: "us-east5",
+      gcp_project: "my-project",
+    });
+    assert.equal(sessionEnv.GOOGLE_CLOUD_PROJECT, "my-project");
+  });
+
+  it("a runner's base URL reaches the session for its own provider only", () => {
+    const env = {
+      ...RUNNER,
+      ANTHROPIC_BEDROCK_BASE_URL: "https://bedrock.gateway.example",
+      ANTHROPIC_VERTEX_BASE_URL: "https://vertex.gateway.example/v1",
+    };
+    const bedrock = sessionFor({ provider: "bedrock", aws_region: "us-east-1" }, env);
+    assert.equal(bedrock.sessionEnv.ANTHROPIC_BEDROCK_BASE_URL, "https://bedrock.gateway.example");
+    assert.equal(bedrock.sessionEnv.ANTHROPIC_VERTEX_BASE_URL, undefined);
+    const vertex = sessionFor({ provider: "vertex", gcp_region: "us-east5", gcp_project: "p" }, env);
+    assert.equal(vertex.sessionEnv.ANTHROPIC_VERTEX_BASE_URL, "https://vertex.gateway.example/v1");
+    assert.equal(vertex.sessionEnv.ANTHROPIC_BEDROCK_BASE_URL, undefined);
+    for (const { checkEnv } of [bedrock, vertex]) {
+      assert.equal(checkEnv.ANTHROPIC_BEDROCK_BASE_URL, undefined);
+      assert.equal(checkEnv.ANTHROPIC_VERTEX_BASE_URL, undefined);
+    }
+  });
+
   for (const provider of ["anthropic", "oauth", "bedrock", "vertex"]) {
     it(`${provider}: neither the session nor the checks get a runner token`, () => {
       const { sessionEnv, checkEnv } = sessionFor({

@@ -6,7 +6,9 @@ import { z } from "zod";
  * docs ("Amazon Bedrock", "Google Vertex AI", "Authentication"): `CLAUDE_CODE_USE_BEDROCK=1` with
  * `AWS_REGION` (required, not read from ~/.aws/config) and the AWS SDK's credential variables;
  * `CLAUDE_CODE_USE_VERTEX=1` with `CLOUD_ML_REGION`, `ANTHROPIC_VERTEX_PROJECT_ID` and Google's
- * Application Default Credentials (`GOOGLE_APPLICATION_CREDENTIALS`).
+ * Application Default Credentials (`GOOGLE_APPLICATION_CREDENTIALS`). A runner that sets
+ * `ANTHROPIC_BEDROCK_BASE_URL` or `ANTHROPIC_VERTEX_BASE_URL` (an LLM gateway, a private endpoint)
+ * passes it on for that provider.
  */
 export const PROVIDERS = ["anthropic", "oauth", "bedrock", "vertex"] as const;
 export type Provider = (typeof PROVIDERS)[number];
@@ -93,6 +95,10 @@ export function resolveProviderEnv(
     if (value === "") problems.push(missing);
     return value;
   };
+  // The chosen provider's endpoint, when the runner sets one (a gateway or a private endpoint):
+  // only that provider's, and never another provider's.
+  const baseUrl = (name: string): Record<string, string> =>
+    (env[name] ?? "").trim() === "" ? {} : { [name]: (env[name] ?? "").trim() };
   const result = (vars: Record<string, string>): ProviderEnv =>
     problems.length === 0 ? { ok: true, provider, env: vars } : { ok: false, provider, problems };
   switch (provider) {
@@ -123,6 +129,7 @@ export function resolveProviderEnv(
         CLAUDE_CODE_USE_BEDROCK: "1",
         AWS_REGION: inputs.aws_region ?? "",
         ...keys,
+        ...baseUrl("ANTHROPIC_BEDROCK_BASE_URL"),
       });
     }
     case "vertex": {
@@ -145,6 +152,11 @@ export function resolveProviderEnv(
         GOOGLE_APPLICATION_CREDENTIALS: credentials,
         // gcloud, if the session runs it, uses the same federated identity.
         CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE: credentials,
+        // google-auth-library asks for the project on every client it makes: without this variable
+        // it asks Cloud Resource Manager and the GCE metadata server (measured with Claude Code
+        // 2.1.197), and a refused lookup fails the session's model requests.
+        GOOGLE_CLOUD_PROJECT: project,
+        ...baseUrl("ANTHROPIC_VERTEX_BASE_URL"),
       });
     }
   }
