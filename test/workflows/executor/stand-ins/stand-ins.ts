@@ -16,7 +16,22 @@ export type StandInCommands = {
 /** Credentials the cloud-login stand-ins export, supplied by the test (see cloud-login.ts). */
 export type CloudCredentials = {
   aws?: { accessKeyId: string; secretAccessKey: string; sessionToken: string };
-  google?: { credentials: Record<string, unknown>; project?: string };
+  /**
+   * `credentials`: the file's content as given; `federation`: the external_account file the real
+   * action writes for `workload_identity_provider` + `service_account`, its token URLs pointing at a
+   * scripted server (GitHub's OIDC token endpoint with `idTokenRequestToken`, Google's STS and IAM
+   * Credentials; see test/support/fake-model-providers.ts).
+   */
+  google?: {
+    credentials?: Record<string, unknown>;
+    federation?: {
+      idTokenRequestUrl: string;
+      idTokenRequestToken: string;
+      stsUrl: string;
+      iamCredentialsUrl: string;
+    };
+    project?: string;
+  };
 };
 
 /** One step of a stand-in: its inputs (defaults applied, expressions evaluated) and the job around it. */
