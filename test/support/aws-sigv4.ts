@@ -67,6 +67,61 @@ const header = (headers: SignedRequest["headers"], name: string): string => {
 const AUTH =
   /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/;
 
+/** The hex signature of `request` over `signedHeaders` (the `Signature=` of its Authorization header). */
+function signatureOf(
+  request: SignedRequest,
+  keys: SigV4Keys,
+  names: readonly string[],
+  amzDate: string,
+  date: string,
+  payloadHash: string,
+): string {
+  const [path = "/", query = ""] = request.url.split("?", 2);
+  const canonical = [
+    request.method,
+    canonicalPath(path),
+    canonicalQuery(query),
+    names.map((name) => `${name}:${header(request.headers, name).trim().replace(/\s+/g, " ")}\n`).join(""),
+    names.join(";"),
+    payloadHash,
+  ].join("\n");
+  const scope = `${date}/${keys.region}/${keys.service}/aws4_request`;
+  const toSign = ["AWS4-HMAC-SHA256", amzDate, scope, sha256(canonical)].join("\n");
+  const key = hmac(
+    hmac(hmac(hmac(`AWS4${keys.secretAccessKey}`, date), keys.region), keys.service),
+    "aws4_request",
+  );
+  return hmac(key, toSign).toString("hex");
+}
+
+/**
+ * The headers a SigV4 client adds to `request` (x-amz-date, x-amz-content-sha256, the session
+ * token, Authorization), signing `host` and every `x-amz-*` header: for tests of the scripted endpoint.
+ */
+export function signSigV4(request: SignedRequest, keys: SigV4Keys, now = new Date()): Record<string, string> {
+  const amzDate = now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d{3}/, "");
+  const date = amzDate.slice(0, 8);
+  const payloadHash = sha256(request.body);
+  const added: Record<string, string> = {
+    "x-amz-date": amzDate,
+    "x-amz-content-sha256": payloadHash,
+    ...(keys.sessionToken === undefined ? {} : { "x-amz-security-token": keys.sessionToken }),
+  };
+  const headers = { ...request.headers, ...added };
+  const names = Object.keys(headers)
+    .map((name) => name.toLowerCase())
+    .filter((name) => name === "host" || name.startsWith("x-amz-"))
+    .sort();
+  const signature = signatureOf({ ...request, headers }, keys, names, amzDate, date, payloadHash);
+  return {
+    ...added,
+    authorization: `AWS4-HMAC-SHA256 Credential=${keys.accessKeyId}/${date}/${keys.region}/${keys.service}/aws4_request, SignedHeaders=${names.join(";")}, Signature=${signature}`,
+  };
+}
+
 export function verifySigV4(request: SignedRequest, keys: SigV4Keys): SigV4Result {
   const refuse = (status: 400 | 403, type: string, message: string): SigV4Result => ({
     ok: false,
@@ -116,22 +171,7 @@ export function verifySigV4(request: SignedRequest, keys: SigV4Keys): SigV4Resul
       "ValidationException",
       "The provided 'x-amz-content-sha256' header does not match what was computed.",
     );
-  const [path = "/", query = ""] = request.url.split("?", 2);
-  const canonical = [
-    request.method,
-    canonicalPath(path),
-    canonicalQuery(query),
-    names.map((name) => `${name}:${header(request.headers, name).trim().replace(/\s+/g, " ")}\n`).join(""),
-    signedHeaders,
-    payloadHash,
-  ].join("\n");
-  const scope = `${date}/${region}/${service}/aws4_request`;
-  const toSign = ["AWS4-HMAC-SHA256", amzDate, scope, sha256(canonical)].join("\n");
-  const key = hmac(
-    hmac(hmac(hmac(`AWS4${keys.secretAccessKey}`, date ?? ""), region ?? ""), service ?? ""),
-    "aws4_request",
-  );
-  const expected = Buffer.from(hmac(key, toSign).toString("hex"));
+  const expected = Buffer.from(signatureOf(request, keys, names, amzDate, date ?? "", payloadHash));
   if (!timingSafeEqual(expected, Buffer.from(signature)))
     return refuse(
       403,
