@@ -254,10 +254,10 @@ function cloudLogin(provider: FakeProvider, serverUrl: string): CloudCredentials
     const { accessKeyId, secretAccessKey, sessionToken } = provider;
     return { aws: { accessKeyId, secretAccessKey, sessionToken } };
   }
+  const { idTokenRequestUrl, stsUrl, iamCredentialsUrl } = vertexFederation(serverUrl);
   return {
-    google: {
-      federation: { ...vertexFederation(serverUrl), idTokenRequestToken: provider.idTokenRequestToken },
-    },
+    idToken: { requestUrl: idTokenRequestUrl, requestToken: provider.idTokenRequestToken },
+    google: { federation: { stsUrl, iamCredentialsUrl } },
   };
 }
 

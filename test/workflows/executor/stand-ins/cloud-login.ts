@@ -12,12 +12,18 @@ import { StandInFailed, StandInGap, type StandIn, type StandInStep } from "./sta
  * ANTHROPIC_VERTEX_BASE_URL). See test/e2e/cloud-providers.test.ts.
  */
 
-/** Like the real ones, the logins need the job token's `id-token: write` (no ACTIONS_ID_TOKEN_REQUEST_URL otherwise). */
-function requireIdToken(step: StandInStep, what: string): void {
-  if (step.permissions["id-token"] !== "write")
+/**
+ * Like the real ones, the logins need the job's OIDC request variables, which GitHub sets only with
+ * `id-token: write`.
+ */
+function requireIdToken(step: StandInStep, what: string): { requestUrl: string; requestToken: string } {
+  const requestUrl = step.env["ACTIONS_ID_TOKEN_REQUEST_URL"] ?? "";
+  const requestToken = step.env["ACTIONS_ID_TOKEN_REQUEST_TOKEN"] ?? "";
+  if (requestUrl === "" || requestToken === "")
     throw new StandInFailed(
-      `${what}: Could not get ID token for authentication: the job has no id-token: write permission`,
+      `${what}: Could not get ID token for authentication: no ACTIONS_ID_TOKEN_REQUEST_URL (the job has no id-token: write permission)`,
     );
+  return { requestUrl, requestToken };
 }
 
 function exportAll(step: StandInStep, variables: Record<string, string>): void {
@@ -33,10 +39,11 @@ function exportAll(step: StandInStep, variables: Record<string, string>): void {
 function federatedCredentials(
   step: StandInStep,
   federation: NonNullable<NonNullable<StandInStep["cloud"]["google"]>["federation"]>,
+  idToken: { requestUrl: string; requestToken: string },
 ): Record<string, unknown> {
   const provider = step.inputs["workload_identity_provider"] ?? "";
   const serviceAccount = step.inputs["service_account"] ?? "";
-  const url = new URL(federation.idTokenRequestUrl);
+  const url = new URL(idToken.requestUrl);
   url.searchParams.set("audience", `https://iam.googleapis.com/${provider}`);
   return {
     type: "external_account",
@@ -45,7 +52,7 @@ function federatedCredentials(
     token_url: `${federation.stsUrl}/token`,
     credential_source: {
       url: url.toString(),
-      headers: { Authorization: `Bearer ${federation.idTokenRequestToken}` },
+      headers: { Authorization: `Bearer ${idToken.requestToken}` },
       format: { type: "json", subject_token_field_name: "value" },
     },
     ...(serviceAccount === ""
@@ -98,7 +105,7 @@ export const googleAuthStandIn: StandIn = {
     export_environment_variables: "true",
   },
   async main(step) {
-    requireIdToken(step, "google-github-actions/auth");
+    const idToken = requireIdToken(step, "google-github-actions/auth");
     if ((step.inputs["workload_identity_provider"] ?? "") === "")
       throw new StandInFailed(
         'the GitHub Action workflow must specify exactly one of "workload_identity_provider" or "credentials_json"',
@@ -108,7 +115,7 @@ export const googleAuthStandIn: StandIn = {
       throw new StandInGap("the test supplied no Google credentials (ExecutorOptions.cloud.google)");
     const file = path.join(step.workspace, `gha-creds-${randomBytes(8).toString("hex")}.json`);
     const credentials = google.federation
-      ? federatedCredentials(step, google.federation)
+      ? federatedCredentials(step, google.federation, idToken)
       : (google.credentials ?? {});
     await writeFile(file, JSON.stringify(credentials), { mode: 0o600 });
     // As the real action's computeProjectID: the input, else the service account's project (the
