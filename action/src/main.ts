@@ -53,7 +53,14 @@ const RUN_INPUTS = [
   "check_timeout_minutes",
   "allowed_tools",
 ] as const;
-const PROVIDER_INPUTS = ["provider", "aws_region", "gcp_project", "gcp_region"] as const;
+const PROVIDER_INPUTS = [
+  "provider",
+  "aws_region",
+  "gcp_project",
+  "gcp_region",
+  "aws_bedrock_base_url",
+  "gcp_vertex_base_url",
+] as const;
 const CLOUD_INPUTS = [
   ...PROVIDER_INPUTS,
   "aws_role_arn",
