@@ -104,7 +104,7 @@ describe(
     it("both stages pass and merge", async () => {
       const runs = await e2e.checkRuns(pull);
       for (const stage of ["bedrock", "vertex"]) {
-        const run = runs.find((r) => r.name.endsWith(`/ ${stage}`) || r.name.endsWith(`: ${stage}`));
+        const run = runs.find((r) => r.name === `loom: ${stage}`);
         assert.equal(
           run?.conclusion,
           "success",
@@ -158,6 +158,11 @@ describe(
         assert.ok(paths.includes(step), `${step} in ${paths.join(", ")}`);
       const main = requests.filter((r) => r.kind === "main");
       assert.ok(main.length >= 2);
+      const [runId] = [...runOf].find(([, stage]) => stage === "vertex") ?? [];
+      assert.match(
+        e2e.runner.logs.get(runId ?? 0)?.["run"] ?? "",
+        /gha-creds-[0-9a-f]+\.json \(the Google credentials file\) is kept out of the stage's commits/,
+      );
       for (const request of main) {
         assert.equal(
           request.path,
