@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { readZip } from "../../app/github/read-zip.ts";
@@ -32,14 +34,57 @@ const PLAN = planText(
 
 /**
  * examples/loom-vertex.yml with examples/loom-bedrock.yml's inputs added, the provider chosen by the
- * stage: both providers in one repository, one App, one plan.
+ * stage: both providers in one repository, one App, one plan. Bedrock is reached through the
+ * caller's `aws-bedrock-base-url` (a gateway at `gateway`), Vertex AI through the runner's
+ * ANTHROPIC_VERTEX_BASE_URL: the two ways docs/runners-and-providers.md gives (a base URL for the
+ * other provider fails the job, so the vertex stage gets none).
  */
-const CALLER = readFileSync(path.join(ROOT, "examples/loom-vertex.yml"), "utf8")
-  .replace("provider: vertex", "provider: ${{ inputs.stage_id == 'vertex' && 'vertex' || 'bedrock' }}")
-  .replace(
-    /^( +)gcp-region: us-east5$/m,
-    "$1gcp-region: us-east5\n$1aws-region: us-east-1\n$1aws-role-arn: arn:aws:iam::123456789012:role/loom-bedrock",
-  );
+const caller = (gateway: string): string =>
+  readFileSync(path.join(ROOT, "examples/loom-vertex.yml"), "utf8")
+    .replace("provider: vertex", "provider: ${{ inputs.stage_id == 'vertex' && 'vertex' || 'bedrock' }}")
+    .replace(
+      /^( +)gcp-region: us-east5$/m,
+      `$1gcp-region: us-east5\n$1aws-region: us-east-1\n$1aws-role-arn: arn:aws:iam::123456789012:role/loom-bedrock\n$1aws-bedrock-base-url: \${{ inputs.stage_id != 'vertex' && '${gateway}' || '' }}`,
+    );
+
+/**
+ * An LLM gateway in front of the Bedrock run's scripted endpoint: forwards every request as it
+ * came (the SigV4 signature covers its headers), and counts them.
+ */
+async function startGateway(): Promise<{
+  url: string;
+  target: { url: string };
+  seen: string[];
+  close(): Promise<void>;
+}> {
+  const target = { url: "" };
+  const seen: string[] = [];
+  const server = http.createServer((req, res) => {
+    seen.push(`${req.method ?? ""} ${req.url ?? ""}`);
+    const upstream = http.request(
+      `${target.url}${req.url ?? "/"}`,
+      { method: req.method ?? "GET", headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on("error", () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    target,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
 
 /** What the AWS login hands the job; the scripted Bedrock checks the signature made with them. */
 const BEDROCK: FakeBedrock = {
@@ -77,17 +122,25 @@ describe(
   () => {
     let e2e: E2E;
     let pull: PullRecord;
+    let gateway: Awaited<ReturnType<typeof startGateway>>;
     const modelRequests = new Map<string, RecordedRequest[]>();
     const runOf = new Map<number, string>();
 
     before(async () => {
+      gateway = await startGateway();
       e2e = await startE2E({
-        files: { ".github/workflows/loom.yml": CALLER },
+        files: { ".github/workflows/loom.yml": caller(gateway.url) },
         script: scriptStages({
           bedrock: writeFiles({ "bedrock.txt": "bedrock\n" }),
           vertex: writeFiles({ "vertex.txt": "vertex\n" }),
         }),
-        provider: (job) => (job.stageId === "vertex" ? VERTEX : BEDROCK),
+        provider: (job) =>
+          job.stageId === "vertex"
+            ? { endpoint: VERTEX, through: "runner-env" }
+            : { endpoint: BEDROCK, through: "caller" },
+        onModelServer: (job, url) => {
+          if (job.stageId === "bedrock") gateway.target.url = url;
+        },
         onRunnerEvent: (event) => {
           if (event.type === "run.started") runOf.set(event.runId, event.job.stageId);
           if (event.type === "job.finished" && event.modelRequests)
@@ -99,6 +152,7 @@ describe(
     });
     after(async () => {
       await e2e?.close();
+      await gateway?.close();
     });
 
     it("both stages pass and merge", async () => {
@@ -115,8 +169,9 @@ describe(
       assert.equal(await e2e.readFile(pull.headRef, "vertex.txt"), "vertex\n");
     });
 
-    it("Bedrock: signed streaming invocations of the stage model's Bedrock id", () => {
+    it("Bedrock, through the caller's gateway: signed streaming invocations of the stage model's Bedrock id", () => {
       const requests = modelRequests.get("bedrock") ?? [];
+      assert.equal(gateway.seen.length, requests.length, "every Bedrock request went through the gateway");
       const main = requests.filter((r) => r.kind === "main");
       assert.ok(
         main.length >= 2,

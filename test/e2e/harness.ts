@@ -57,6 +57,7 @@ export type E2EOptions = {
   fault?: StageRunnerOptions["fault"];
   /** Runs whose model is Bedrock or Vertex AI (see `StageRunnerOptions.provider`). */
   provider?: StageRunnerOptions["provider"];
+  onModelServer?: StageRunnerOptions["onModelServer"];
   onAppLog?: (line: Record<string, unknown>) => void;
   /**
    * Play GitHub Enterprise Server: the emulator's GHES mode (jobs get a GHES `GITHUB_SERVER_URL`,
@@ -259,6 +260,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
       ...(options.onRunnerEvent ? { onEvent: options.onRunnerEvent } : {}),
       ...(options.fault ? { fault: options.fault } : {}),
       ...(options.provider ? { provider: options.provider } : {}),
+      ...(options.onModelServer ? { onModelServer: options.onModelServer } : {}),
     });
     emulator.setRunner(runner);
     closers.unshift(async () => {

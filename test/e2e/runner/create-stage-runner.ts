@@ -79,11 +79,15 @@ export type StageRunnerOptions = {
   runners?: RunnerSpec[];
   /**
    * A run whose model is a cloud provider (the caller calls loom-stage-oidc.yml): its scripted
-   * model answers as that provider's endpoint, the runner machine points Claude Code at it
-   * (ANTHROPIC_BEDROCK_BASE_URL / ANTHROPIC_VERTEX_BASE_URL instead of ANTHROPIC_BASE_URL) and the
-   * cloud-login stand-ins hand out the credentials it accepts.
+   * model answers as that provider's endpoint, and the cloud-login stand-ins hand out the
+   * credentials it accepts. `through`: `runner-env`, the runner machine points Claude Code at it
+   * (ANTHROPIC_BEDROCK_BASE_URL / ANTHROPIC_VERTEX_BASE_URL instead of ANTHROPIC_BASE_URL);
+   * `caller`, the caller workflow's input names an endpoint (a gateway the test runs in front of
+   * it, see `onModelServer`).
    */
-  provider?: (job: StageJob) => FakeProvider | null;
+  provider?: (job: StageJob) => { endpoint: FakeProvider; through: "runner-env" | "caller" } | null;
+  /** A run's scripted model is listening at `url`, before its workflow starts. */
+  onModelServer?: (job: StageJob, url: string) => void;
   onEvent?: (event: RunnerEvent) => void;
   /**
    * A scripted infrastructure fault for a run: `crash` = the runner dies before the workflow starts
@@ -199,18 +203,24 @@ export function createStageRunner(options: StageRunnerOptions): StageRunner {
       });
       return;
     }
-    const provider = options.provider?.(job) ?? null;
+    const cloud = options.provider?.(job) ?? null;
+    const provider = cloud?.endpoint ?? null;
     const model = await startFakeModelServer({
       ...(await options.script(job)),
       ...(provider ? { provider } : {}),
     });
+    options.onModelServer?.(job, model.url);
     models.set(run.id, model.requests);
     let conclusion: RunConclusion;
     try {
       conclusion = await executor.execute(
         run,
         {
-          ...(provider ? providerBaseUrl(provider, model.url) : { ANTHROPIC_BASE_URL: model.url }),
+          ...(provider === null
+            ? { ANTHROPIC_BASE_URL: model.url }
+            : cloud?.through === "runner-env"
+              ? providerBaseUrl(provider, model.url)
+              : {}),
           CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
           DISABLE_TELEMETRY: "1",
           DISABLE_AUTOUPDATER: "1",
