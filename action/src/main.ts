@@ -9,6 +9,7 @@ import { listKnownSecretForms } from "../../src/redact/find-known-secrets.ts";
 import { redactSecrets } from "../../src/redact/redact-secrets.ts";
 import { abortOnSignals } from "./abort-on-signals.ts";
 import { readRepoConfig } from "./config/read-repo-config.ts";
+import { excludeFromGit } from "./git/exclude-from-git.ts";
 import { createGitHubClient } from "./github/create-github-client.ts";
 import { readContinueRecord } from "./github/read-continue-record.ts";
 import { createSessionSandbox, disposeSessionSandbox } from "./isolation/create-session-sandbox.ts";
@@ -52,7 +53,14 @@ const RUN_INPUTS = [
   "check_timeout_minutes",
   "allowed_tools",
 ] as const;
-const PROVIDER_INPUTS = ["provider", "aws_region", "gcp_project", "gcp_region"] as const;
+const PROVIDER_INPUTS = [
+  "provider",
+  "aws_region",
+  "gcp_project",
+  "gcp_region",
+  "aws_bedrock_base_url",
+  "gcp_vertex_base_url",
+] as const;
 const CLOUD_INPUTS = [
   ...PROVIDER_INPUTS,
   "aws_role_arn",
@@ -156,6 +164,11 @@ async function runModeUntilCancelled(env: Env, signal: AbortSignal): Promise<voi
   const [owner = "", repo = ""] = (env.GITHUB_REPOSITORY ?? "").split("/");
   const redact = (text: string): string => redactSecrets(text, knownSecrets);
   const { sessionEnv, checkEnv } = splitEnv(env, provider.env);
+  const credentialsFile = provider.env.GOOGLE_APPLICATION_CREDENTIALS;
+  if (credentialsFile !== undefined && (await excludeFromGit(workspace, credentialsFile)))
+    core.info(
+      `loom: ${path.relative(workspace, credentialsFile)} (the Google credentials file) is kept out of the stage's commits`,
+    );
   const sandbox = await createSessionSandbox(tempDir, env.RUNNER_TEMP ?? tmpdir());
   core.info(`loom: ${describeIsolation(sandbox.isolation)}`);
   const github = createGitHubClient({

@@ -55,6 +55,9 @@ export type E2EOptions = {
   onRunnerEvent?: (event: RunnerEvent) => void;
   /** Runner faults per run (see `StageRunnerOptions.fault`). */
   fault?: StageRunnerOptions["fault"];
+  /** Runs whose model is Bedrock or Vertex AI (see `StageRunnerOptions.provider`). */
+  provider?: StageRunnerOptions["provider"];
+  onModelServer?: StageRunnerOptions["onModelServer"];
   onAppLog?: (line: Record<string, unknown>) => void;
   /**
    * Play GitHub Enterprise Server: the emulator's GHES mode (jobs get a GHES `GITHUB_SERVER_URL`,
@@ -256,6 +259,8 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
       jobTimeoutMs: options.jobTimeoutMs ?? 90_000,
       ...(options.onRunnerEvent ? { onEvent: options.onRunnerEvent } : {}),
       ...(options.fault ? { fault: options.fault } : {}),
+      ...(options.provider ? { provider: options.provider } : {}),
+      ...(options.onModelServer ? { onModelServer: options.onModelServer } : {}),
     });
     emulator.setRunner(runner);
     closers.unshift(async () => {

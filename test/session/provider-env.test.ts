@@ -91,6 +91,54 @@ describe("the model provider's variables reach Claude Code, and nothing else doe
     assert.equal(sessionEnv.ANTHROPIC_VERTEX_PROJECT_ID, "from-auth");
   });
 
+  it("vertex: google-auth-library gets the project too (no Resource Manager or metadata lookup)", () => {
+    const { sessionEnv } = sessionFor({
+      provider: "vertex",
+      gcp_region: "us-east5",
+      gcp_project: "my-project",
+    });
+    assert.equal(sessionEnv.GOOGLE_CLOUD_PROJECT, "my-project");
+  });
+
+  it("a runner's base URL reaches the session for its own provider only", () => {
+    const env = {
+      ...RUNNER,
+      ANTHROPIC_BEDROCK_BASE_URL: "https://bedrock.gateway.example",
+      ANTHROPIC_VERTEX_BASE_URL: "https://vertex.gateway.example/v1",
+    };
+    const bedrock = sessionFor({ provider: "bedrock", aws_region: "us-east-1" }, env);
+    assert.equal(bedrock.sessionEnv.ANTHROPIC_BEDROCK_BASE_URL, "https://bedrock.gateway.example");
+    assert.equal(bedrock.sessionEnv.ANTHROPIC_VERTEX_BASE_URL, undefined);
+    const vertex = sessionFor({ provider: "vertex", gcp_region: "us-east5", gcp_project: "p" }, env);
+    assert.equal(vertex.sessionEnv.ANTHROPIC_VERTEX_BASE_URL, "https://vertex.gateway.example/v1");
+    assert.equal(vertex.sessionEnv.ANTHROPIC_BEDROCK_BASE_URL, undefined);
+    for (const { checkEnv } of [bedrock, vertex]) {
+      assert.equal(checkEnv.ANTHROPIC_BEDROCK_BASE_URL, undefined);
+      assert.equal(checkEnv.ANTHROPIC_VERTEX_BASE_URL, undefined);
+    }
+  });
+
+  it("the workflow input aws-bedrock-base-url / gcp-vertex-base-url wins over the runner's", () => {
+    const env = { ...RUNNER, ANTHROPIC_BEDROCK_BASE_URL: "https://runner.example" };
+    const { sessionEnv } = sessionFor(
+      {
+        provider: "bedrock",
+        aws_region: "us-east-1",
+        aws_bedrock_base_url: " https://gateway.example/bedrock ",
+      },
+      env,
+    );
+    assert.equal(sessionEnv.ANTHROPIC_BEDROCK_BASE_URL, "https://gateway.example/bedrock");
+    const vertex = sessionFor({
+      provider: "vertex",
+      gcp_region: "us-east5",
+      gcp_project: "p",
+      gcp_vertex_base_url: "https://gateway.example/vertex/v1",
+    });
+    assert.equal(vertex.sessionEnv.ANTHROPIC_VERTEX_BASE_URL, "https://gateway.example/vertex/v1");
+    assert.equal(vertex.checkEnv.ANTHROPIC_VERTEX_BASE_URL, undefined);
+  });
+
   for (const provider of ["anthropic", "oauth", "bedrock", "vertex"]) {
     it(`${provider}: neither the session nor the checks get a runner token`, () => {
       const { sessionEnv, checkEnv } = sessionFor({
@@ -146,6 +194,20 @@ describe("a provider that cannot work fails before the session, naming what to s
   it("an unknown provider is an input error", () => {
     assert.equal(ProviderInputs.safeParse({ provider: "openai" }).success, false);
   });
+
+  it("a base URL that is not an http(s) URL is an input error; one for the other provider is named", () => {
+    assert.equal(
+      ProviderInputs.safeParse({ provider: "bedrock", aws_bedrock_base_url: "gateway" }).success,
+      false,
+    );
+    const found = problems(
+      { provider: "bedrock", aws_region: "us-east-1", gcp_vertex_base_url: "https://gateway.example/v1" },
+      RUNNER,
+    );
+    assert.deepEqual(found, [
+      'the workflow input gcp-vertex-base-url is for provider "vertex", not "bedrock": remove it or set provider: vertex',
+    ]);
+  });
 });
 
 describe("the OIDC workflow's preflight", () => {
@@ -165,6 +227,19 @@ describe("the OIDC workflow's preflight", () => {
         gcp_region: "us-east5",
       }),
       [],
+    );
+  });
+
+  it("names a base URL given for the other provider before any login", () => {
+    assert.match(
+      check({
+        provider: "vertex",
+        gcp_workload_identity_provider: "projects/1/locations/global/workloadIdentityPools/p/providers/g",
+        gcp_service_account: "loom@p.iam.gserviceaccount.com",
+        gcp_region: "us-east5",
+        aws_bedrock_base_url: "https://gateway.example",
+      }).join("\n"),
+      /aws-bedrock-base-url is for provider "bedrock", not "vertex"/,
     );
   });
 

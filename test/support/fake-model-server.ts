@@ -32,6 +32,8 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { encodeBedrockChunk } from "./aws-event-stream.ts";
+import { routeProviderRequest, type FakeProvider } from "./fake-model-providers.ts";
 import {
   DEFAULT_USAGE,
   renderJsonMessage,
@@ -43,6 +45,7 @@ import {
 } from "./fake-model-sse.ts";
 
 export type { FakeBlock, FakeUsage, StopReason } from "./fake-model-sse.ts";
+export type { FakeProvider } from "./fake-model-providers.ts";
 
 export type FakeTurn = {
   blocks: FakeBlock[];
@@ -62,6 +65,8 @@ export type RecordedRequest = {
   kind: "main" | "side" | "compact" | "count_tokens" | "other";
   /** Index into `turns` for main requests that got a scripted turn; null otherwise. */
   turnIndex: number | null;
+  /** The model the request addressed: the body's, or with a `provider` the path's (Bedrock's model id, Vertex's model name). */
+  model: string | null;
 };
 
 export type MessagesBody = {
@@ -83,6 +88,8 @@ export type FakeModelServerOptions = {
   compactSummaryText?: string;
   /** Which requests are side requests (default: no tools offered). */
   isSideRequest?: (body: MessagesBody) => boolean;
+  /** Answer as Amazon Bedrock's or Google Vertex AI's endpoint instead (fake-model-providers.ts). */
+  provider?: FakeProvider;
 };
 
 export type FakeModelServer = {
@@ -106,6 +113,15 @@ function isCompactRequest(body: MessagesBody): boolean {
     .some((m) => JSON.stringify(m.content).includes("create a detailed summary of the conversation"));
 }
 
+/** How a message goes back: SSE, one JSON body, or Bedrock's event stream. */
+type Framing = "sse" | "json" | "event-stream";
+
+/** The JSON of one rendered SSE event (`event: …\ndata: {…}\n\n`). */
+function sseData(event: string): unknown {
+  const line = event.split("\n").find((l) => l.startsWith("data: ")) ?? "data: null";
+  return JSON.parse(line.slice("data: ".length)) as unknown;
+}
+
 const defaultIsSide = (body: MessagesBody): boolean => !Array.isArray(body.tools) || body.tools.length === 0;
 
 export async function startFakeModelServer(options: FakeModelServerOptions): Promise<FakeModelServer> {
@@ -117,7 +133,12 @@ export async function startFakeModelServer(options: FakeModelServerOptions): Pro
   const isSide = options.isSideRequest ?? defaultIsSide;
   const afterScript: FakeTurn = options.afterScript ?? { blocks: [{ type: "text", text: "All done." }] };
 
-  const reply = (res: http.ServerResponse, body: MessagesBody, turn: FakeTurn): void => {
+  const reply = (
+    res: http.ServerResponse,
+    body: MessagesBody,
+    turn: FakeTurn,
+    framing: Framing = body.stream === true ? "sse" : "json",
+  ): void => {
     messageCounter += 1;
     const hasTool = turn.blocks.some((b) => b.type === "tool_use");
     const message: RenderedMessage = {
@@ -129,17 +150,20 @@ export async function startFakeModelServer(options: FakeModelServerOptions): Pro
     };
     const send = (): void => {
       if (res.destroyed) return;
-      if (body.stream !== true) {
+      if (framing === "json") {
         res.writeHead(200, { "content-type": "application/json", "request-id": message.id });
         res.end(JSON.stringify(renderJsonMessage(message)));
         return;
       }
-      res.writeHead(200, {
-        "content-type": "text/event-stream",
-        "cache-control": "no-cache",
-        "request-id": message.id,
-      });
-      const events = renderSseEvents(message);
+      const sse = renderSseEvents(message);
+      // Bedrock: each event's JSON in an AWS event stream `chunk` frame.
+      const events = framing === "sse" ? sse : sse.map((event) => encodeBedrockChunk(sseData(event)));
+      res.writeHead(
+        200,
+        framing === "sse"
+          ? { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": message.id }
+          : { "content-type": "application/vnd.amazon.eventstream", "x-amzn-requestid": message.id },
+      );
       if (turn.stall === "mid-stream") {
         res.write(events[0]);
         stalled.add(res);
@@ -161,13 +185,16 @@ export async function startFakeModelServer(options: FakeModelServerOptions): Pro
     }
   };
 
-  const handle = (req: http.IncomingMessage, res: http.ServerResponse, raw: string): void => {
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse, bytes: Buffer): void => {
+    const raw = bytes.toString("utf8");
     const [path = "/", query = ""] = (req.url ?? "/").split("?", 2);
     let body: MessagesBody | null = null;
     try {
       body = raw === "" ? null : (JSON.parse(raw) as MessagesBody);
     } catch (error) {
-      process.stderr.write(`fake-model-server: body is not JSON (${String(error)})\n`);
+      // Google's STS takes a form: only a JSON request's body is worth a warning.
+      if ((req.headers["content-type"] ?? "").includes("json"))
+        process.stderr.write(`fake-model-server: body is not JSON (${String(error)})\n`);
     }
     const record: RecordedRequest = {
       method: req.method ?? "",
@@ -177,53 +204,82 @@ export async function startFakeModelServer(options: FakeModelServerOptions): Pro
       body,
       kind: "other",
       turnIndex: null,
+      model: typeof body?.model === "string" ? body.model : null,
     };
     requests.push(record);
-    if (req.method !== "POST") {
+    let framing: Framing | undefined;
+    if (options.provider) {
+      const route = routeProviderRequest(options.provider, {
+        method: req.method ?? "",
+        url: req.url ?? "/",
+        path,
+        headers: req.headers,
+        raw: bytes,
+        body,
+      });
+      if (route.type === "answer") {
+        res.writeHead(route.status, route.headers);
+        res.end(route.body);
+        return;
+      }
+      if (route.type === "count_tokens") {
+        record.kind = "count_tokens";
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ input_tokens: Math.ceil(raw.length / 4) }));
+        return;
+      }
+      record.model = route.model;
+      framing = route.framing;
+      body = { ...body, model: route.model, stream: route.stream };
+    } else if (req.method !== "POST") {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(req.method === "HEAD" ? undefined : "{}");
       return;
-    }
-    if (path === "/v1/messages/count_tokens") {
+    } else if (path === "/v1/messages/count_tokens") {
       record.kind = "count_tokens";
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ input_tokens: Math.ceil(raw.length / 4) }));
       return;
-    }
-    if (path !== "/v1/messages" || body === null) {
+    } else if (path !== "/v1/messages" || body === null) {
       res.writeHead(404, { "content-type": "application/json" });
       res.end(
         JSON.stringify({ type: "error", error: { type: "not_found_error", message: `no route ${path}` } }),
       );
       return;
     }
+    if (body === null) return;
     if (isCompactRequest(body)) {
       record.kind = "compact";
       const text =
         options.compactSummaryText ?? "<analysis>Scripted.</analysis>\n<summary>Scripted summary.</summary>";
-      reply(res, body, { blocks: [{ type: "text", text }] });
+      reply(res, body, { blocks: [{ type: "text", text }] }, framing);
       return;
     }
     if (isSide(body)) {
       record.kind = "side";
-      reply(res, body, { blocks: [{ type: "text", text: options.sideReplyText ?? "Scripted session" }] });
+      reply(
+        res,
+        body,
+        { blocks: [{ type: "text", text: options.sideReplyText ?? "Scripted session" }] },
+        framing,
+      );
       return;
     }
     record.kind = "main";
     const turn = options.turns[nextTurn];
     if (turn === undefined) {
-      reply(res, body, afterScript);
+      reply(res, body, afterScript, framing);
       return;
     }
     record.turnIndex = nextTurn;
     nextTurn += 1;
-    reply(res, body, turn);
+    reply(res, body, turn, framing);
   };
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => handle(req, res, Buffer.concat(chunks).toString("utf8")));
+    req.on("end", () => handle(req, res, Buffer.concat(chunks)));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;

@@ -317,7 +317,8 @@ describe("the workflow executor runs workflow files as GitHub Actions does", () 
     assert.equal(report(run.id, "aws").conclusion, "success");
     assert.match(
       report(run.id, "google").log,
-      /google my-project \{"type":"external_account","audience":"example"\}/,
+      // The service account's project (sa@p.iam…), as the real action computes it.
+      /google p \{"type":"external_account","audience":"example"\}/,
     );
     assert.equal(report(run.id, "no-id-token").conclusion, "failure");
     assert.match(report(run.id, "no-id-token").log, /Could not get ID token/);

@@ -159,6 +159,18 @@ describe("id-token: write only on the OIDC path", () => {
     assert.ok(preflight >= 0 && preflight < steps.indexOf(aws ?? {}), "inputs checked before any login");
   });
 
+  it("hands the provider endpoints (aws-bedrock-base-url, gcp-vertex-base-url) to the preflight and the session", () => {
+    const workflow = loadWorkflow(STAGE_OIDC);
+    const steps = workflow.jobs.run?.steps ?? [];
+    for (const mode of ["preflight", "run"]) {
+      const step = steps.find((s) => s.with?.mode === mode);
+      for (const input of ["aws-bedrock-base-url", "gcp-vertex-base-url"]) {
+        assert.equal(workflow.on.workflow_call.inputs[input]?.default, "");
+        assert.equal(step?.with?.[input.replaceAll("-", "_")], expressionOf(input), `${mode}: ${input}`);
+      }
+    }
+  });
+
   it("the two stage workflows stay in step apart from the provider parts", () => {
     const plain = loadWorkflow(STAGE);
     const oidc = loadWorkflow(STAGE_OIDC);

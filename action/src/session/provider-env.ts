@@ -6,7 +6,9 @@ import { z } from "zod";
  * docs ("Amazon Bedrock", "Google Vertex AI", "Authentication"): `CLAUDE_CODE_USE_BEDROCK=1` with
  * `AWS_REGION` (required, not read from ~/.aws/config) and the AWS SDK's credential variables;
  * `CLAUDE_CODE_USE_VERTEX=1` with `CLOUD_ML_REGION`, `ANTHROPIC_VERTEX_PROJECT_ID` and Google's
- * Application Default Credentials (`GOOGLE_APPLICATION_CREDENTIALS`).
+ * Application Default Credentials (`GOOGLE_APPLICATION_CREDENTIALS`). The provider's endpoint (an
+ * LLM gateway, a private endpoint) comes from the input `aws_bedrock_base_url` /
+ * `gcp_vertex_base_url`, else the runner's `ANTHROPIC_BEDROCK_BASE_URL` / `ANTHROPIC_VERTEX_BASE_URL`.
  */
 export const PROVIDERS = ["anthropic", "oauth", "bedrock", "vertex"] as const;
 export type Provider = (typeof PROVIDERS)[number];
@@ -21,11 +23,23 @@ const unset = (value: unknown): unknown =>
 const optionalText = z.preprocess(unset, z.string().trim().optional());
 
 /** The action inputs that choose and configure the provider (see action/action.yml). */
+/** An endpoint: an http(s) URL, or not set. */
+const optionalUrl = z.preprocess(
+  unset,
+  z
+    .string()
+    .trim()
+    .refine((value) => /^https?:\/\/[^\s/]+/.test(value), "an http:// or https:// URL")
+    .optional(),
+);
+
 export const ProviderInputs = z.object({
   provider: z.preprocess(unset, z.enum(PROVIDERS).default("anthropic")),
   aws_region: optionalText,
   gcp_project: optionalText,
   gcp_region: optionalText,
+  aws_bedrock_base_url: optionalUrl,
+  gcp_vertex_base_url: optionalUrl,
 });
 export type ProviderInputs = z.infer<typeof ProviderInputs>;
 
@@ -70,6 +84,20 @@ export function listProviderSecrets(env: Env): string[] {
   return SECRET_VARIABLES.map((name) => env[name] ?? "").filter((value) => value !== "");
 }
 
+/** A base-URL input given for another provider than the chosen one: never ignored silently. */
+function misplacedBaseUrls(inputs: ProviderInputs): string[] {
+  const given: [string, string | undefined, Provider][] = [
+    ["aws-bedrock-base-url", inputs.aws_bedrock_base_url, "bedrock"],
+    ["gcp-vertex-base-url", inputs.gcp_vertex_base_url, "vertex"],
+  ];
+  return given
+    .filter(([, value, owner]) => value !== undefined && owner !== inputs.provider)
+    .map(
+      ([name, , owner]) =>
+        `the workflow input ${name} is for provider "${owner}", not "${inputs.provider}": remove it or set provider: ${owner}`,
+    );
+}
+
 export type ProviderEnv =
   | { ok: true; provider: Provider; env: Record<string, string> }
   | { ok: false; provider: Provider; problems: string[] };
@@ -93,6 +121,13 @@ export function resolveProviderEnv(
     if (value === "") problems.push(missing);
     return value;
   };
+  // The chosen provider's endpoint (a gateway or a private endpoint): the workflow input, else the
+  // runner's variable; only that provider's, never another provider's.
+  const baseUrl = (name: string, input: string | undefined): Record<string, string> => {
+    const value = input ?? (env[name] ?? "").trim();
+    return value === "" ? {} : { [name]: value };
+  };
+  problems.push(...misplacedBaseUrls(inputs));
   const result = (vars: Record<string, string>): ProviderEnv =>
     problems.length === 0 ? { ok: true, provider, env: vars } : { ok: false, provider, problems };
   switch (provider) {
@@ -123,6 +158,7 @@ export function resolveProviderEnv(
         CLAUDE_CODE_USE_BEDROCK: "1",
         AWS_REGION: inputs.aws_region ?? "",
         ...keys,
+        ...baseUrl("ANTHROPIC_BEDROCK_BASE_URL", inputs.aws_bedrock_base_url),
       });
     }
     case "vertex": {
@@ -145,6 +181,11 @@ export function resolveProviderEnv(
         GOOGLE_APPLICATION_CREDENTIALS: credentials,
         // gcloud, if the session runs it, uses the same federated identity.
         CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE: credentials,
+        // google-auth-library asks for the project on every client it makes: without this variable
+        // it asks Cloud Resource Manager and the GCE metadata server (measured with Claude Code
+        // 2.1.197), and a refused lookup fails the session's model requests.
+        GOOGLE_CLOUD_PROJECT: project,
+        ...baseUrl("ANTHROPIC_VERTEX_BASE_URL", inputs.gcp_vertex_base_url),
       });
     }
   }
@@ -174,6 +215,7 @@ export function checkCloudProviderInputs(inputs: CloudProviderInputs): string[] 
       ];
     case "bedrock":
       return [
+        ...misplacedBaseUrls(inputs),
         ...(inputs.aws_region === undefined ? [missing("aws-region", "e.g. us-east-1")] : []),
         ...(inputs.aws_role_arn === undefined
           ? [missing("aws-role-arn", "the IAM role GitHub's OIDC token assumes")]
@@ -181,6 +223,7 @@ export function checkCloudProviderInputs(inputs: CloudProviderInputs): string[] 
       ];
     case "vertex":
       return [
+        ...misplacedBaseUrls(inputs),
         ...(inputs.gcp_workload_identity_provider === undefined
           ? [
               missing(

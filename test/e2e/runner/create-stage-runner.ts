@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { RunConclusion, Runner } from "../../emulator/create-run-control.ts";
 import type { RunRecord } from "../../emulator/emulator-state.ts";
 import type { Emulator } from "../../emulator/start-emulator.ts";
+import { providerBaseUrl, vertexFederation, type FakeProvider } from "../../support/fake-model-providers.ts";
 import {
   startFakeModelServer,
   type FakeModelServerOptions,
@@ -12,6 +13,7 @@ import { createWorkflowExecutor } from "../../workflows/executor/create-workflow
 import type { LoomSource } from "../../workflows/executor/resolve-uses.ts";
 import { jobDir, type JobReport } from "../../workflows/executor/run-context.ts";
 import type { RunnerSpec } from "../../workflows/executor/runs-on.ts";
+import type { CloudCredentials } from "../../workflows/executor/stand-ins/stand-ins.ts";
 import type { StepExit } from "../../workflows/executor/step-process.ts";
 
 /** How long a crashing run lives (a runner is picked up and lost), so its dispatch is recorded first. */
@@ -75,6 +77,17 @@ export type StageRunnerOptions = {
   jobTimeoutMs?: number;
   /** Self-hosted or ARC runners besides GitHub-hosted ones. */
   runners?: RunnerSpec[];
+  /**
+   * A run whose model is a cloud provider (the caller calls loom-stage-oidc.yml): its scripted
+   * model answers as that provider's endpoint, and the cloud-login stand-ins hand out the
+   * credentials it accepts. `through`: `runner-env`, the runner machine points Claude Code at it
+   * (ANTHROPIC_BEDROCK_BASE_URL / ANTHROPIC_VERTEX_BASE_URL instead of ANTHROPIC_BASE_URL);
+   * `caller`, the caller workflow's input names an endpoint (a gateway the test runs in front of
+   * it, see `onModelServer`).
+   */
+  provider?: (job: StageJob) => { endpoint: FakeProvider; through: "runner-env" | "caller" } | null;
+  /** A run's scripted model is listening at `url`, before its workflow starts. */
+  onModelServer?: (job: StageJob, url: string) => void;
   onEvent?: (event: RunnerEvent) => void;
   /**
    * A scripted infrastructure fault for a run: `crash` = the runner dies before the workflow starts
@@ -190,20 +203,34 @@ export function createStageRunner(options: StageRunnerOptions): StageRunner {
       });
       return;
     }
-    const model = await startFakeModelServer(await options.script(job));
+    const cloud = options.provider?.(job) ?? null;
+    const provider = cloud?.endpoint ?? null;
+    const model = await startFakeModelServer({
+      ...(await options.script(job)),
+      ...(provider ? { provider } : {}),
+    });
+    options.onModelServer?.(job, model.url);
     models.set(run.id, model.requests);
     let conclusion: RunConclusion;
     try {
-      conclusion = await executor.execute(run, {
-        ANTHROPIC_BASE_URL: model.url,
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-        DISABLE_TELEMETRY: "1",
-        DISABLE_AUTOUPDATER: "1",
-        GIT_AUTHOR_NAME: "agent",
-        GIT_AUTHOR_EMAIL: "agent@example.invalid",
-        GIT_COMMITTER_NAME: "agent",
-        GIT_COMMITTER_EMAIL: "agent@example.invalid",
-      });
+      conclusion = await executor.execute(
+        run,
+        {
+          ...(provider === null
+            ? { ANTHROPIC_BASE_URL: model.url }
+            : cloud?.through === "runner-env"
+              ? providerBaseUrl(provider, model.url)
+              : {}),
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+          DISABLE_TELEMETRY: "1",
+          DISABLE_AUTOUPDATER: "1",
+          GIT_AUTHOR_NAME: "agent",
+          GIT_AUTHOR_EMAIL: "agent@example.invalid",
+          GIT_COMMITTER_NAME: "agent",
+          GIT_COMMITTER_EMAIL: "agent@example.invalid",
+        },
+        provider ? cloudLogin(provider, model.url) : undefined,
+      );
     } finally {
       await model.close();
     }
@@ -228,6 +255,19 @@ export function createStageRunner(options: StageRunnerOptions): StageRunner {
     stopAll() {
       executor.killAll();
     },
+  };
+}
+
+/** What the cloud-login stand-ins hand the job for `provider`'s scripted endpoint at `serverUrl`. */
+function cloudLogin(provider: FakeProvider, serverUrl: string): CloudCredentials {
+  if (provider.kind === "bedrock") {
+    const { accessKeyId, secretAccessKey, sessionToken } = provider;
+    return { aws: { accessKeyId, secretAccessKey, sessionToken } };
+  }
+  const { idTokenRequestUrl, stsUrl, iamCredentialsUrl } = vertexFederation(serverUrl);
+  return {
+    idToken: { requestUrl: idTokenRequestUrl, requestToken: provider.idTokenRequestToken },
+    google: { federation: { stsUrl, iamCredentialsUrl } },
   };
 }
 

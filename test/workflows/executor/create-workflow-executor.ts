@@ -30,9 +30,14 @@ export type WorkflowExecutor = {
    * Runs a dispatched run to its end as GitHub Actions would (in progress, its jobs, completed with a
    * conclusion) and returns the conclusion. `machineEnv`: the runner machine's environment for this
    * run (e.g. ANTHROPIC_BASE_URL of a scripted model). An executor gap (an unknown `uses:`, a commit
-   * this clone lacks) completes the run as failed and throws, naming it.
+   * this clone lacks) completes the run as failed and throws, naming it. `cloud`: this run's
+   * cloud-login credentials instead of `ExecutorOptions.cloud` (endpoints scripted per run).
    */
-  execute(run: RunRecord, machineEnv?: Record<string, string>): Promise<RunConclusion>;
+  execute(
+    run: RunRecord,
+    machineEnv?: Record<string, string>,
+    cloud?: CloudCredentials,
+  ): Promise<RunConclusion>;
   /** The emulator's cancel: false when the run is not executing here. */
   cancel(runId: number): boolean;
   /** Kills every step still running (the end of a test). */
@@ -64,13 +69,19 @@ export function createWorkflowExecutor(options: ExecutorOptions): WorkflowExecut
   };
   return {
     startupFailures,
-    async execute(run, machineEnv = {}) {
+    async execute(run, machineEnv = {}, cloud) {
       const cancel: RunCancel = { cancelled: false, processes: new Set(), waiters: new Set() };
       active.set(run.id, cancel);
       try {
         // The runner machine's own environment: this machine's PATH (git, bash, node, npm), then the run's.
         const machine = { PATH: process.env["PATH"] ?? "/usr/bin:/bin", ...machineEnv };
-        const { conclusion, startupFailure } = await executeRun(settings, resolver, run, cancel, machine);
+        const { conclusion, startupFailure } = await executeRun(
+          cloud ? { ...settings, cloud } : settings,
+          resolver,
+          run,
+          cancel,
+          machine,
+        );
         if (startupFailure !== null) startupFailures.set(run.id, startupFailure);
         emulator.runs.complete(run.id, conclusion);
         return conclusion;

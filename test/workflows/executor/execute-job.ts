@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Job } from "@actions/workflow-parser/model/workflow-template";
@@ -124,6 +125,7 @@ export async function executeJob(ctx: RunContext, plan: JobPlan): Promise<JobRes
       GITHUB_JOB: plan.id,
       GITHUB_WORKSPACE: dirs.workspace,
       GITHUB_EVENT_PATH: eventPath,
+      ...idTokenRequest(ctx, plan.permissions),
     },
     token,
     deadline: Date.now() + timeoutMinutes * 60_000,
@@ -192,4 +194,18 @@ function finish(
     workspace,
   });
   return { result: conclusion, outputs };
+}
+
+/**
+ * What GitHub gives a job whose token may request an OIDC token (`id-token: write`): the request URL
+ * and its bearer token. The test's scripted endpoint (`cloud.idToken`), else one nothing answers.
+ */
+function idTokenRequest(ctx: RunContext, permissions: Permissions): Record<string, string> {
+  if (permissions["id-token"] !== "write") return {};
+  const given = ctx.settings.cloud.idToken;
+  return {
+    ACTIONS_ID_TOKEN_REQUEST_URL:
+      given?.requestUrl ?? `${ctx.settings.emulator.url}/_apis/no-oidc-here/idtoken?api-version=2.0`,
+    ACTIONS_ID_TOKEN_REQUEST_TOKEN: given?.requestToken ?? `oidc-request-${randomBytes(12).toString("hex")}`,
+  };
 }

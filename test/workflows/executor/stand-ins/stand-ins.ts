@@ -15,8 +15,22 @@ export type StandInCommands = {
 
 /** Credentials the cloud-login stand-ins export, supplied by the test (see cloud-login.ts). */
 export type CloudCredentials = {
+  /**
+   * GitHub's OIDC token endpoint as a job with `id-token: write` gets it (ACTIONS_ID_TOKEN_REQUEST_URL
+   * and ACTIONS_ID_TOKEN_REQUEST_TOKEN): a scripted one, or by default a URL nothing answers.
+   */
+  idToken?: { requestUrl: string; requestToken: string };
   aws?: { accessKeyId: string; secretAccessKey: string; sessionToken: string };
-  google?: { credentials: Record<string, unknown>; project?: string };
+  /**
+   * `credentials`: the file's content as given; `federation`: the external_account file the real
+   * action writes for `workload_identity_provider` + `service_account`, its STS and IAM Credentials
+   * URLs pointing at a scripted server (see test/support/fake-model-providers.ts).
+   */
+  google?: {
+    credentials?: Record<string, unknown>;
+    federation?: { stsUrl: string; iamCredentialsUrl: string };
+    project?: string;
+  };
 };
 
 /** One step of a stand-in: its inputs (defaults applied, expressions evaluated) and the job around it. */
