@@ -1,10 +1,16 @@
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** The host of a URL, or undefined when it is not one. */
+/**
+ * A gateway's endpoint as an allowlist entry, `host:port` (`[::1]:8080`): only that port of its
+ * host is let through, so a gateway on the runner's loopback or an internal address opens nothing
+ * else there. Undefined when `url` is not a URL.
+ */
 function hostOf(url: string | undefined): string | undefined {
   if (url === undefined || url.trim() === "") return undefined;
   try {
-    return new URL(url).hostname.replace(/^\[(.*)\]$/, "$1");
+    const parsed = new URL(url);
+    const port = parsed.port || (parsed.protocol === "http:" ? "80" : "443");
+    return `${parsed.hostname}:${port}`;
   } catch {
     return undefined;
   }

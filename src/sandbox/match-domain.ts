@@ -10,9 +10,15 @@ export function normalizeDomain(domain: string): string {
   return domain.trim().toLowerCase().replace(/\.$/, "");
 }
 
-/** Whether `host` (a name or an IP literal, as a client asked for it) is allowed by `pattern`. */
-export function matchesDomain(pattern: string, host: string): boolean {
-  const p = normalizeDomain(pattern);
+/**
+ * Whether `host` (a name or an IP literal, as a client asked for it) on `port` is allowed by
+ * `pattern`. A pattern may end in `:<port>` (loom writes the model gateway's endpoint so, `[::1]:8080`
+ * for IPv6): then only that port matches.
+ */
+export function matchesDomain(pattern: string, host: string, port?: number): boolean {
+  const withPort = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(normalizeDomain(pattern));
+  if (withPort !== null && port !== Number(withPort[2])) return false;
+  const p = (withPort?.[1] ?? normalizeDomain(pattern)).replace(/^\[(.*)\]$/, "$1");
   const h = normalizeDomain(host).replace(/^\[(.*)\]$/, "$1");
   if (p === "*") return true;
   if (p.startsWith("*.")) return h.endsWith(p.slice(1)) && h.length > p.length - 1;

@@ -57,7 +57,7 @@ test("the limit asked for carries the allowlist, loopback and the model gateway'
     },
   });
   assert.deepEqual(request, {
-    allow: ["github.com", "127.0.0.1"],
+    allow: ["github.com", "127.0.0.1:9999"],
     loopback: true,
     direct: [{ address: "127.0.0.1", port: 9999 }],
   });

@@ -97,7 +97,7 @@ describe(
           `- Blocked by the sandbox: \`denied\\.localhost:${port}\`, by \`curl -sS -f -m 5 http://denied\\.localhost:${port}/\``,
         ),
       );
-      assert.match(summary, /could reach only `allowed\.localhost`, `127\.0\.0\.1`/);
+      assert.match(summary, /could reach only `allowed\.localhost`, `127\.0\.0\.1:\d+`/);
     });
 
     it("leaves no loom rule on the runner", async () => {

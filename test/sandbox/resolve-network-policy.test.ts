@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseLoomConfig, requiresSandbox } from "../../src/config/loom-config.ts";
 import { coversDomain, matchesDomain } from "../../src/sandbox/match-domain.ts";
+import { listProviderHosts } from "../../src/sandbox/list-provider-hosts.ts";
 import { resolveNetworkPolicy } from "../../src/sandbox/resolve-network-policy.ts";
 
 const provider = ["api.anthropic.com"];
@@ -21,6 +22,11 @@ test("a domain pattern matches its host, or every subdomain with *.", () => {
   ];
   for (const [pattern, host, expected] of cases)
     assert.equal(matchesDomain(pattern, host), expected, `${pattern} ${host}`);
+  assert.ok(matchesDomain("127.0.0.1:8080", "127.0.0.1", 8080));
+  assert.ok(!matchesDomain("127.0.0.1:8080", "127.0.0.1", 22));
+  assert.ok(!matchesDomain("127.0.0.1:8080", "127.0.0.1"));
+  assert.ok(matchesDomain("[::1]:8080", "::1", 8080));
+  assert.ok(matchesDomain("github.com", "github.com", 22));
   assert.ok(coversDomain("*.a.com", "*.x.a.com"));
   assert.ok(coversDomain("*.a.com", "x.a.com"));
   assert.ok(!coversDomain("x.a.com", "*.a.com"));
@@ -141,4 +147,22 @@ test(".github/loom.yml's session.network and session.sandbox are checked", () =>
   assert.ok(advisory.ok);
   assert.equal(requiresSandbox(advisory.config), false);
   assert.equal(requiresSandbox(null), true);
+});
+
+test("the model provider's hosts are always allowed, a gateway's only on its own port", () => {
+  assert.deepEqual(listProviderHosts({}), ["api.anthropic.com"]);
+  assert.deepEqual(listProviderHosts({ ANTHROPIC_BASE_URL: "http://127.0.0.1:9999" }), ["127.0.0.1:9999"]);
+  assert.deepEqual(listProviderHosts({ ANTHROPIC_BASE_URL: "https://gw.example" }), ["gw.example:443"]);
+  assert.deepEqual(listProviderHosts({ CLAUDE_CODE_USE_BEDROCK: "1", AWS_REGION: "eu-west-1" }), [
+    "bedrock-runtime.eu-west-1.amazonaws.com",
+    "bedrock.eu-west-1.amazonaws.com",
+  ]);
+  assert.deepEqual(
+    listProviderHosts({ CLAUDE_CODE_USE_VERTEX: "1", CLOUD_ML_REGION: "us-east5" })[0],
+    "us-east5-aiplatform.googleapis.com",
+  );
+  assert.deepEqual(
+    listProviderHosts({ CLAUDE_CODE_USE_VERTEX: "1", ANTHROPIC_VERTEX_BASE_URL: "http://[::1]:8080" }),
+    ["[::1]:8080"],
+  );
 });

@@ -136,7 +136,7 @@ test(
     assert.match(show("direct.err"), /direct=7/);
     assert.equal(show("direct.txt"), "");
     assert.equal(result.network?.mode, "limited");
-    assert.deepEqual(result.network?.allow, ["allowed.localhost", "127.0.0.1"]);
+    assert.deepEqual(result.network?.allow, ["allowed.localhost", `127.0.0.1:${new URL(model.url).port}`]);
     const blocked = result.network?.blocked ?? [];
     assert.deepEqual(
       blocked.map((b) => [b.host, b.port]),

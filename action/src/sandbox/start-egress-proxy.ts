@@ -8,7 +8,7 @@ import { matchesDomain } from "../../../src/sandbox/match-domain.ts";
 export const MAX_DENIALS = 50;
 
 export type EgressProxyOptions = {
-  /** Domain patterns let through (`matchesDomain`). */
+  /** Domain patterns let through (`matchesDomain`; `host:port` for one port only). */
   allow: readonly string[];
   now: () => number;
   /** The command behind a client's source port (`findSocketCommand`); left out: not looked up. */
@@ -49,7 +49,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   const denied = new Map<string, EgressDenial>();
   let more = 0;
   const sockets = new Set<net.Socket>();
-  const allowed = (host: string): boolean => options.allow.some((pattern) => matchesDomain(pattern, host));
+  const allowed = (host: string, port: number): boolean =>
+    options.allow.some((pattern) => matchesDomain(pattern, host, port));
   const refuse = async (host: string, port: number, clientPort: number | undefined): Promise<string> => {
     const key = `${host}:${port}`;
     const seen = denied.get(key);
@@ -80,7 +81,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     }
     const host = target.hostname;
     const port = Number(target.port || (target.protocol === "https:" ? 443 : 80));
-    if (target.protocol !== "http:" || !allowed(host)) {
+    if (target.protocol !== "http:" || !allowed(host, port)) {
       void refuse(host, port, request.socket.remotePort).then((why) =>
         response.writeHead(403, { "content-type": "text/plain" }).end(why),
       );
@@ -115,7 +116,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     }
     const host = (match[1] ?? "").replace(/^\[(.*)\]$/, "$1");
     const port = Number(match[2]);
-    if (!allowed(host) || port > 65_535) {
+    if (port > 65_535 || !allowed(host, port)) {
       void refuse(host, port, clientPort).then((why) =>
         client.end(
           `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(why)}\r\nconnection: close\r\n\r\n${why}`,
