@@ -49,7 +49,11 @@ function renderSandbox(plan: Plan, stage: Stage): string {
   const keys = Object.keys(rules).sort();
   if (keys.length === 0) return "";
   const lines = keys.map((key) => `- \`${key}\`: ${renderValue(rules[key])}`);
-  return `## Sandbox Rules\n\nThe plan sets these limits for this stage; stay inside them:\n\n${lines.join("\n")}\n`;
+  const enforced =
+    rules.enabled === false
+      ? ""
+      : "\nThe network limit is enforced: your commands and the checks reach only the allowed domains (and the model provider) through loom's proxy (`HTTPS_PROXY` is set); any other host is refused with HTTP 403 and direct connections fail. If the stage needs another host, say so in your summary instead of working around it.\n";
+  return `## Sandbox Rules\n\nThe plan sets these limits for this stage; stay inside them:\n\n${lines.join("\n")}\n${enforced}`;
 }
 
 /** Changes per stage, not per session: knowledge, learnings, sandbox rules. */
