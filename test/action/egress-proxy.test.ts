@@ -75,3 +75,20 @@ test("the egress proxy refuses a host outside the allowlist and records it once 
     ["denied.localhost", "ok.localhost"],
   );
 });
+
+test("the egress proxy sends a client asking for an https:// URL without CONNECT away, without counting a block", async () => {
+  const before = proxy.denials().length;
+  const status = await new Promise<number>((resolve, reject) => {
+    const request = http.request(
+      { host: "127.0.0.1", port: proxy.port, path: `https://denied.localhost:${port}/` },
+      (answer) => {
+        answer.resume();
+        resolve(answer.statusCode ?? 0);
+      },
+    );
+    request.on("error", reject);
+    request.end();
+  });
+  assert.equal(status, 400);
+  assert.equal(proxy.denials().length, before);
+});

@@ -79,9 +79,15 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         .end("loom's egress proxy takes absolute URLs only\n");
       return;
     }
-    const host = target.hostname;
-    const port = Number(target.port || (target.protocol === "https:" ? 443 : 80));
-    if (target.protocol !== "http:" || !allowed(host, port)) {
+    if (target.protocol !== "http:") {
+      response
+        .writeHead(400, { "content-type": "text/plain" })
+        .end(`loom's egress proxy forwards http:// URLs; ${target.protocol} goes through CONNECT\n`);
+      return;
+    }
+    const host = target.hostname.replace(/^\[(.*)\]$/, "$1");
+    const port = Number(target.port || 80);
+    if (!allowed(host, port)) {
       void refuse(host, port, request.socket.remotePort).then((why) =>
         response.writeHead(403, { "content-type": "text/plain" }).end(why),
       );
@@ -93,7 +99,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         port,
         method: request.method,
         path: `${target.pathname}${target.search}`,
-        headers: request.headers,
+        headers: withoutProxyHeaders(request.headers),
       },
       (answer) => {
         response.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -160,4 +166,9 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         server.close(() => resolve());
       }),
   };
+}
+
+/** The request's headers without the ones meant for the proxy (its credentials, its connection). */
+function withoutProxyHeaders(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !name.startsWith("proxy-")));
 }
