@@ -143,6 +143,7 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     ...(continued?.ok === true ? { instructions: continued.instructions } : {}),
     knowledge,
     ...optional("learningsFile", learningsFile),
+    ...(network.kind === "advisory" ? { networkUnenforced: true as const } : {}),
   };
   const run = await startSession(
     inputs,

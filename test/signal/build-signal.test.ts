@@ -208,6 +208,13 @@ test("a sandboxed stage is told its network limit is enforced; a sandbox with en
     plan: makePlan(plan.metadata.stages, { network: { allowed_domains: ["github.com"] } }),
   });
   assert.match(limited, /The network limit is enforced: .*refused with HTTP 403/);
+  const advisory = buildSignal({
+    ...input(),
+    plan: makePlan(plan.metadata.stages, { network: { allowed_domains: ["github.com"] } }),
+    networkUnenforced: true,
+  });
+  assert.match(advisory, /This runner cannot enforce the network limit/);
+  assert.doesNotMatch(advisory, /The network limit is enforced/);
   const off = buildSignal({ ...input(), plan: makePlan(plan.metadata.stages, { enabled: false }) });
   assert.doesNotMatch(off, /The network limit is enforced/);
 });
