@@ -21,18 +21,14 @@ export function createNetworkLimiter(
   options: {
     now: () => number;
     log: (message: string, data?: Record<string, unknown>) => void;
+    /** Runs a program (default: `runHostCommand`); made privileged here (sudo when the sandbox switches users so). */
     run?: PrivilegedRun;
   },
 ): NetworkLimiter {
   let proxy: EgressProxy | undefined;
   let rule: { chain: string; uid: number } | undefined;
   const isolation = sandbox?.isolation;
-  const privileged: PrivilegedRun =
-    options.run ??
-    ((command, args) =>
-      isolation?.kind === "user" && isolation.via === "sudo"
-        ? runHostCommand("sudo", ["-n", command, ...args])
-        : runHostCommand(command, args));
+  const privileged = asPrivileged(sandbox, options.run ?? runHostCommand);
   const stop = async (): Promise<string[]> => {
     const problems = rule === undefined ? [] : await removeEgressRule(privileged, rule);
     rule = undefined;
@@ -91,4 +87,12 @@ export function createNetworkLimiter(
     };
   };
   return { limit, stop };
+}
+
+/** `run` with root's rights: as it is when the action is root, through `sudo -n` when it switches users with sudo. */
+export function asPrivileged(sandbox: SessionSandbox | undefined, run: PrivilegedRun): PrivilegedRun {
+  const isolation = sandbox?.isolation;
+  return isolation?.kind === "user" && isolation.via === "sudo"
+    ? (command, args) => run("sudo", ["-n", command, ...args])
+    : run;
 }
