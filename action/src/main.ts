@@ -13,6 +13,7 @@ import { excludeFromGit } from "./git/exclude-from-git.ts";
 import { createGitHubClient } from "./github/create-github-client.ts";
 import { readContinueRecord } from "./github/read-continue-record.ts";
 import { createSessionSandbox, disposeSessionSandbox } from "./isolation/create-session-sandbox.ts";
+import { createNetworkLimiter } from "./sandbox/create-network-limiter.ts";
 import { describeIsolation } from "./isolation/session-isolation.ts";
 import { createArtifactDeps } from "./publish/create-artifact-deps.ts";
 import { createResultReporter } from "./publish/create-result-reporter.ts";
@@ -175,6 +176,9 @@ async function runModeUntilCancelled(env: Env, signal: AbortSignal): Promise<voi
     token: githubToken,
     apiUrl: env.GITHUB_API_URL ?? "https://api.github.com",
   });
+  const log = (message: string, data?: Record<string, unknown>): void =>
+    core.info(redact(data === undefined ? message : `${message} ${JSON.stringify(data)}`));
+  const network = createNetworkLimiter(sandbox, { now: Date.now, log });
   const staged = runStage(inputs, {
     workspace,
     tempDir,
@@ -184,6 +188,7 @@ async function runModeUntilCancelled(env: Env, signal: AbortSignal): Promise<voi
     hooks,
     sandbox,
     runSession,
+    limitNetwork: network.limit,
     uploadArtifact: artifacts.upload,
     loadPrevious: (runId, options) =>
       loadPreviousSession(
@@ -204,14 +209,18 @@ async function runModeUntilCancelled(env: Env, signal: AbortSignal): Promise<voi
         repository: env.GITHUB_REPOSITORY ?? "",
         ref: env.GITHUB_SHA ?? "",
       }),
-    log: (message, data) =>
-      core.info(redact(data === undefined ? message : `${message} ${JSON.stringify(data)}`)),
+    log,
     now: Date.now,
     signal,
   });
-  // Whatever happened, the session user's processes end and a user this job created goes.
+  // Whatever happened, the session user's processes end, then its egress rule goes (never while
+  // one of them could still use the open network), and a user this job created goes.
   const { result, resultFile } = await staged.finally(async () => {
-    for (const problem of await disposeSessionSandbox(sandbox)) core.warning(`loom: ${problem}`);
+    try {
+      for (const problem of await disposeSessionSandbox(sandbox)) core.warning(`loom: ${problem}`);
+    } finally {
+      for (const problem of await network.stop()) core.warning(`loom: ${problem}`);
+    }
   });
   core.setOutput("outcome", result.outcome);
   core.setOutput("cost_usd", String(result.cost_usd));

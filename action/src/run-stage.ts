@@ -10,6 +10,9 @@ import { runBeforeStageChecks, runStageChecks } from "./checks/run-checks.ts";
 import { loadSessionCaps } from "./config/load-session-caps.ts";
 import { commitLeftovers } from "./git/commit-leftovers.ts";
 import { refuseUnisolated } from "./isolation/refuse-unisolated.ts";
+import { applyNetworkPolicy, recordNetwork } from "./sandbox/apply-network-policy.ts";
+import type { RepoConfigRead } from "./config/read-repo-config.ts";
+import type { LoomConfig } from "../../src/config/loom-config.ts";
 import { listCommitsSince, readHead } from "./git/list-commits.ts";
 import { startMerge } from "./git/start-merge.ts";
 import { collectLearnings } from "./knowledge/collect-learnings.ts";
@@ -79,9 +82,31 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     const verdict: StageVerdict = { outcome: "crashed", reason: unisolated };
     return finishStage(inputs, deps, { started, startSha, verdict, checks: [], session: null });
   }
+  const network = await applyNetworkPolicy({
+    plan: plan.metadata,
+    stage,
+    repoConfig: await readConfigOrNull(readConfig),
+    sessionEnv: deps.sessionEnv,
+    limitNetwork: deps.limitNetwork,
+  });
+  if (network.kind === "refused") {
+    deps.log("session not started", { problem: network.reason });
+    const verdict: StageVerdict = { outcome: "crashed", reason: network.reason };
+    return finishStage(inputs, deps, { started, startSha, verdict, checks: [], session: null });
+  }
+  if (network.kind !== "open")
+    deps.log("network sandbox", {
+      mode: network.kind,
+      allow: network.policy.allow.join(", "),
+      from: network.policy.from,
+    });
+  for (const note of network.kind === "open" ? [] : network.policy.notes)
+    deps.log("network sandbox", { note });
+  // The session and the checks both go through the proxy: the rule holds every process of the session user.
+  const held = network.kind === "limited" ? withProxyEnv(deps, network.limit.env) : deps;
   const ctx: CheckContext = {
     workspace: deps.workspace,
-    env: deps.checkEnv,
+    env: held.checkEnv,
     ...optional("sandbox", deps.sandbox),
     knownSecrets: deps.knownSecrets,
     defaultTimeoutMs: inputs.check_timeout_minutes * 60_000,
@@ -118,10 +143,11 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     ...(continued?.ok === true ? { instructions: continued.instructions } : {}),
     knowledge,
     ...optional("learningsFile", learningsFile),
+    ...(network.kind === "advisory" ? { networkUnenforced: true as const } : {}),
   };
   const run = await startSession(
     inputs,
-    deps,
+    held,
     stage,
     signalInput,
     caps,
@@ -182,7 +208,22 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     learnings,
     learningsGiven: given,
     ...optional("continued", run.continued),
+    ...optional("network", recordNetwork(network)),
   });
+}
+
+/** The repository config when it could be read (a failed read already stopped the stage). */
+async function readConfigOrNull(
+  read: (() => Promise<RepoConfigRead>) | undefined,
+): Promise<LoomConfig | null> {
+  if (read === undefined) return null;
+  const config = await read();
+  return config.ok ? config.config : null;
+}
+
+/** `deps` with the egress proxy's variables in the session's and the checks' environments. */
+function withProxyEnv(deps: RunStageDeps, env: Record<string, string>): RunStageDeps {
+  return { ...deps, sessionEnv: { ...deps.sessionEnv, ...env }, checkEnv: { ...deps.checkEnv, ...env } };
 }
 
 async function prepareMerge(inputs: RunStageInputs, deps: RunStageDeps): Promise<string[]> {

@@ -30,6 +30,7 @@ import type { RepoSettings, StoredPlanReader } from "./stored-plan.ts";
 import { PullRequestDelivery, readRepo, readTime } from "./webhook-fields.ts";
 import { hasLiveHeartbeats } from "../github/read-latest-heartbeat.ts";
 import type { RepoOf } from "./webhook-fields.ts";
+import { warnNetworkNarrowed } from "../../src/sandbox/warn-network-narrowed.ts";
 
 /**
  * pull_request deliveries: opened/synchronize/reopened (re)load the plans of the pull request;
@@ -176,7 +177,12 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
       await reportPlanErrors(deps, octokit, repo, pull, filePath, [tooBig], result.warnings);
       continue;
     }
-    const spec = buildPlanSpec({ ...result.plan, path }, file.blobSha, result.warnings, config.config);
+    // What .github/loom.yml's network allowlist takes from the plan's sandbox, at the plan's lines.
+    const warnings = [
+      ...result.warnings,
+      ...warnNetworkNarrowed(file.text ?? "", result.plan, config.config),
+    ];
+    const spec = buildPlanSpec({ ...result.plan, path }, file.blobSha, warnings, config.config);
     const record = known.find((plan) => plan.key.planPath === path) ?? null;
     const state = record === null ? null : stored(record).state;
     const at = deps.now();

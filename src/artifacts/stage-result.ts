@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EgressDenial } from "./egress-denial.ts";
 import { LearningRef, RecordedLearning, RejectedLearning } from "../knowledge/learning.ts";
 import { MAX_LEARNING_LINES, MAX_LEARNINGS_PER_SESSION } from "../knowledge/review-learnings.ts";
 import { SESSION_KINDS } from "../stage/stage-status.ts";
@@ -90,6 +91,22 @@ export const SessionIsolationRecord = z.discriminatedUnion("mode", [
 export type SessionIsolationRecord = z.infer<typeof SessionIsolationRecord>;
 
 /**
+ * The network sandbox of the session and its checks: `limited` (loom's egress proxy and an egress
+ * rule for the session user held them to `allow`), or `advisory` (`.github/loom.yml` says
+ * `session.sandbox: advisory` and this runner could not enforce it: `reason`). `blocked`: the
+ * hosts the proxy refused, first refusal first; `more_blocked` counts refused hosts past the list.
+ */
+export const NetworkRecord = z.object({
+  mode: z.enum(["limited", "advisory"]),
+  allow: z.array(z.string().max(255)).max(500),
+  reason: z.string().max(1000).optional(),
+  notes: z.array(z.string().max(500)).max(100),
+  blocked: z.array(EgressDenial).max(50),
+  more_blocked: z.number().int().nonnegative(),
+});
+export type NetworkRecord = z.infer<typeof NetworkRecord>;
+
+/**
  * How a continue session picked up the earlier one: `resumed` Claude Code's own session (its
  * `loom-session` state), or `handoff`: a fresh session given the earlier result, its handoff and
  * the instructions, with `reason` saying why it could not resume (state expired, missing, unusable).
@@ -138,6 +155,8 @@ export const StageResult = z.object({
   continued: ContinuedFrom.optional(),
   /** How the session was kept from the runner's tokens; absent from older actions. */
   isolation: SessionIsolationRecord.optional(),
+  /** The network sandbox, when the stage had one (a plan `sandbox` or `session.network`). */
+  network: NetworkRecord.optional(),
   /**
    * What the session recorded in its learnings file, after validation, the write gate and
    * near-duplicate rejection. The publish job checks the accepted ones again and commits them to

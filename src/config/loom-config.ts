@@ -7,11 +7,15 @@ import {
 } from "../orchestrator/events.ts";
 import type { Settings } from "../orchestrator/events.ts";
 import { RetirePolicy } from "../knowledge/find-retired-learnings.ts";
+import { describeDomainProblem } from "../plan/describe-domain-problem.ts";
 import { PLAN_LIMITS } from "../plan/plan.ts";
 import { DEFAULT_CAPS, NO_CAP } from "./default-caps.ts";
 
 /** Plan files loom runs in one pull request unless `.github/loom.yml` says otherwise. */
 export const DEFAULT_MAX_PLANS_PER_PULL = 10;
+
+/** How a plan's `sandbox` is held: enforced (fail where it cannot be) or advisory. */
+export const SANDBOX_MODES = ["enforced", "advisory"] as const;
 
 /** Repository roles from least to most, as GitHub names them. */
 export const ROLES = ["none", "read", "triage", "write", "maintain", "admin"] as const;
@@ -152,6 +156,25 @@ export const LoomConfig = z
          * runner) run them as its own user, where they could read the runner's tokens.
          */
         require_isolation: z.boolean().optional(),
+        /**
+         * The network a stage session may reach (`allow`: host names, `*.example.com` for any
+         * subdomain). Set, every session runs behind loom's egress proxy with this allowlist (and
+         * the model provider's endpoints); a plan's `sandbox.network` may narrow it, never widen it.
+         */
+        network: z
+          .strictObject({
+            allow: z.array(
+              z.string().refine((domain) => describeDomainProblem(domain) === null, {
+                error: "a host name (letters, digits, `.`, `-`), or `*.example.com` for its subdomains",
+              }),
+            ),
+          })
+          .optional(),
+        /**
+         * `enforced` (default): a stage whose sandbox loom cannot enforce on its runner (no root or
+         * sudo, no iptables) fails with the reason. `advisory`: it runs, its prompt listing the rules.
+         */
+        sandbox: z.enum(SANDBOX_MODES).optional(),
       })
       .optional(),
   })
@@ -189,6 +212,11 @@ export function parseLoomConfig(text: string | null): LoomConfigResult {
 /** Whether stage sessions may run only as a separate user: `session.require_isolation`, default true. */
 export function requiresIsolation(config: Pick<LoomConfig, "session"> | null): boolean {
   return config?.session?.require_isolation ?? true;
+}
+
+/** Whether a stage whose sandbox cannot be enforced fails (`session.sandbox`, default `enforced`). */
+export function requiresSandbox(config: Pick<LoomConfig, "session"> | null): boolean {
+  return (config?.session?.sandbox ?? "enforced") === "enforced";
 }
 
 /** The scheduling part of the config, as the orchestrator takes it. */

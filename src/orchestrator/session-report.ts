@@ -39,7 +39,23 @@ export type SessionReport = {
   learningsGiven?: { id: string; summary: string }[];
   /** A continue session: resumed Claude Code's session, or a handoff prompt and why. */
   continued?: { mode: "resumed" | "handoff"; fromRunId: number; reason?: string };
+  /** The network sandbox (absent when the network was open, and from older actions). */
+  network?: NetworkReport;
 };
+
+/** What the network sandbox held the session to and what it refused. */
+export type NetworkReport = {
+  mode: "limited" | "advisory";
+  allow: string[];
+  reason?: string;
+  notes: string[];
+  blocked: { host: string; port: number; count: number; command?: string }[];
+  moreBlocked: number;
+};
+
+/** Bounds of the network report: a stage's state stays small however many hosts were refused. */
+export const REPORT_MAX_BLOCKED = 20;
+export const REPORT_MAX_ALLOW = 30;
 
 /** Bounds that keep a plan's stored state small however chatty a session was. */
 export const REPORT_MAX_CHECKS = 40;
@@ -99,6 +115,7 @@ export function toSessionReport(result: StageResult): SessionReport {
               : { reason: clip(result.continued.reason, REPORT_MAX_TEXT) }),
           },
         }),
+    ...(result.network === undefined ? {} : { network: toNetworkReport(result.network) }),
     ...(result.learnings_given === undefined || result.learnings_given.length === 0
       ? {}
       : {
@@ -107,5 +124,21 @@ export function toSessionReport(result: StageResult): SessionReport {
             summary: clip(l.summary, REPORT_MAX_TEXT),
           })),
         }),
+  };
+}
+
+function toNetworkReport(network: NonNullable<StageResult["network"]>): NetworkReport {
+  return {
+    mode: network.mode,
+    allow: network.allow.slice(0, REPORT_MAX_ALLOW).map((d) => clip(d, 255)),
+    ...(network.reason === undefined ? {} : { reason: clip(network.reason, REPORT_MAX_TEXT) }),
+    notes: network.notes.slice(0, 10).map((n) => clip(n, REPORT_MAX_TEXT)),
+    blocked: network.blocked.slice(0, REPORT_MAX_BLOCKED).map((b) => ({
+      host: clip(b.host, 255),
+      port: b.port,
+      count: b.count,
+      ...(b.command === undefined ? {} : { command: clip(b.command, 200) }),
+    })),
+    moreBlocked: network.more_blocked + Math.max(0, network.blocked.length - REPORT_MAX_BLOCKED),
   };
 }

@@ -2,39 +2,104 @@ import type { FieldSupport } from "./field-support.ts";
 
 /** Plan-level fields (directly under `loom:`); stage fields are in `stage-field-support.ts`. */
 
-const SANDBOX_NOT_ENFORCED =
-  "is not enforced yet: the session's prompt lists these settings as rules, but nothing stops a command that breaks them (the session runs as its own user on the runner, its network open)";
+const NETWORK_SANDBOX = [
+  "src/sandbox/resolve-network-policy.ts",
+  "action/src/sandbox/apply-network-policy.ts",
+  "action/src/sandbox/egress-rule.ts",
+  "action/src/sandbox/start-egress-proxy.ts",
+];
+const FILESYSTEM_NOT_ENFORCED =
+  "is not enforced yet: the session's prompt lists these paths as rules; the session runs as its own user, so the runner's own files and tokens are closed to it, but inside the checkout nothing stops a command that breaks them";
 
 /**
  * The `sandbox` subtree under `prefix` (`sandbox` or `stages[].sandbox`). On a stage the settings
  * directly under `sandbox` are `Option`s in the reference (null is absent); under `loom:` only
- * `permission_mode` is.
+ * `permission_mode` is. The network part is enforced (loom's egress proxy and an egress rule for
+ * the session user); the rest is warned about with its own reason.
  */
 export function listSandboxFields(prefix: string, onStage: boolean): FieldSupport[] {
-  const warned = (path: string, nullable = onStage): FieldSupport => ({
+  const nullable = (yes: boolean) => (yes ? { nullable: true as const } : {});
+  const warned = (path: string, because: string, isNullable = onStage): FieldSupport => ({
     path: `${prefix}${path}`,
     origin: "reference",
     support: "warned",
-    because: SANDBOX_NOT_ENFORCED,
-    ...(nullable ? { nullable: true as const } : {}),
+    because,
+    ...nullable(isNullable),
   });
+  const applied = (path: string, does: string, isNullable = onStage): FieldSupport => ({
+    path: `${prefix}${path}`,
+    origin: "reference",
+    support: "applied",
+    does,
+    code: NETWORK_SANDBOX,
+    ...nullable(isNullable),
+  });
+  const unixSockets =
+    "is not needed here: loom's egress rule limits network traffic only, so the session reaches the Unix sockets its user may open by file permissions";
   return [
-    warned("", false),
-    ...["enabled", "auto_allow", "allow_unsandboxed_escape"].map((key) => warned(`.${key}`)),
-    warned(".excluded_commands", false),
-    warned(".filesystem"),
-    ...["deny_read", "deny_write", "allow_write"].map((key) => warned(`.filesystem.${key}`, false)),
-    warned(".network"),
-    ...[
-      "allowed_domains",
-      "additional_domains",
-      "allow_local_binding",
-      "allow_unix_sockets",
-      "allow_all_unix_sockets",
-    ].map((key) => warned(`.network.${key}`, false)),
-    warned(".linux"),
-    warned(".linux.enable_weaker_nested", false),
-    warned(".permission_mode", true),
+    applied(
+      "",
+      "its network part is enforced: the session and its checks run behind loom's egress proxy, and an iptables rule lets the session user's traffic go nowhere else; a stage whose runner cannot enforce it fails, unless `.github/loom.yml` says `session.sandbox: advisory`; a stage's settings win over the plan's, as in the reference",
+      false,
+    ),
+    applied(
+      ".enabled",
+      "`true` (the reference's default once a `sandbox` is written): the network is limited; `false`: it is not, unless `.github/loom.yml` sets `session.network.allow`, which a plan cannot lift",
+    ),
+    warned(
+      ".auto_allow",
+      "is ignored here: a stage session runs headless with loom's tool allowlist, so there is no prompt to answer",
+    ),
+    {
+      path: `${prefix}.allow_unsandboxed_escape`,
+      origin: "reference",
+      support: "applied",
+      does: "`false`: no command of the session runs outside the network rule",
+      code: NETWORK_SANDBOX,
+      unless: {
+        written: "true",
+        matches: (value) => value === true,
+        because: "is not honoured: no command of the session may leave loom's network rule",
+      },
+      ...nullable(onStage),
+    },
+    warned(
+      ".excluded_commands",
+      "is not honoured: every command of the session stays under loom's network rule (a command that needs a host needs it in the allowlist)",
+      false,
+    ),
+    warned(".filesystem", FILESYSTEM_NOT_ENFORCED),
+    ...["deny_read", "deny_write", "allow_write"].map((key) =>
+      warned(`.filesystem.${key}`, FILESYSTEM_NOT_ENFORCED, false),
+    ),
+    applied(".network", "the session's network allowlist (a stage's `network` replaces the plan's)"),
+    applied(
+      ".network.allowed_domains",
+      "hosts the session and its checks may reach through loom's egress proxy (`*.example.com`: its subdomains); none: only the model provider; within `.github/loom.yml`'s `session.network.allow` when it is set (the plan narrows it, never widens it)",
+      false,
+    ),
+    applied(".network.additional_domains", "allowed as `allowed_domains` are", false),
+    applied(
+      ".network.allow_local_binding",
+      "`true`: the session user may reach loopback services (its own test servers, and any other on the runner); `false`: loopback is closed to it but for the proxy",
+      false,
+    ),
+    warned(".network.allow_unix_sockets", unixSockets, false),
+    warned(".network.allow_all_unix_sockets", unixSockets, false),
+    warned(
+      ".linux",
+      "is ignored here: loom's network rule is an iptables rule for the session's own user, not a nested sandbox",
+    ),
+    warned(
+      ".linux.enable_weaker_nested",
+      "is ignored here: loom's network rule is an iptables rule for the session's own user, not a nested sandbox",
+      false,
+    ),
+    warned(
+      ".permission_mode",
+      "is not applied: every session runs with `--permission-mode acceptEdits` and loom's explicit tool allowlist (`bypass-permissions` is never used)",
+      true,
+    ),
   ];
 }
 

@@ -16,7 +16,12 @@ export type SignalSections = {
 export function buildSignalSections(input: SignalInput): SignalSections {
   return {
     stable: renderStablePrefix(input.kind, resolveStageType(input.stage)),
-    semiStable: renderSemiStableSection(input.plan, input.stage, input.knowledge),
+    semiStable: renderSemiStableSection(
+      input.plan,
+      input.stage,
+      input.knowledge,
+      input.networkUnenforced !== true,
+    ),
     dynamic: renderDynamicSection(input),
     recitation: renderRecitationSection(input),
   };

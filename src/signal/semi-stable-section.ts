@@ -44,12 +44,18 @@ function renderValue(value: unknown): string {
 }
 
 /** Sandbox rules: the stage's own over the plan's, key by key. */
-function renderSandbox(plan: Plan, stage: Stage): string {
+function renderSandbox(plan: Plan, stage: Stage, networkEnforced: boolean): string {
   const rules = { ...(plan.metadata.sandbox ?? {}), ...(stage.sandbox ?? {}) };
   const keys = Object.keys(rules).sort();
   if (keys.length === 0) return "";
   const lines = keys.map((key) => `- \`${key}\`: ${renderValue(rules[key])}`);
-  return `## Sandbox Rules\n\nThe plan sets these limits for this stage; stay inside them:\n\n${lines.join("\n")}\n`;
+  const enforced =
+    rules.enabled === false
+      ? ""
+      : !networkEnforced
+        ? "\nThis runner cannot enforce the network limit: keep to the allowed domains yourself.\n"
+        : "\nThe network limit is enforced: your commands and the checks reach only the allowed domains (and the model provider) through loom's proxy (`HTTPS_PROXY` is set); any other host is refused with HTTP 403 and direct connections fail. If the stage needs another host, say so in your summary instead of working around it.\n";
+  return `## Sandbox Rules\n\nThe plan sets these limits for this stage; stay inside them:\n\n${lines.join("\n")}\n${enforced}`;
 }
 
 /** Changes per stage, not per session: knowledge, learnings, sandbox rules. */
@@ -57,8 +63,9 @@ export function renderSemiStableSection(
   plan: Plan,
   stage: Stage,
   knowledge: SignalKnowledge | undefined,
+  networkEnforced = true,
 ): string {
-  return [renderKnowledge(knowledge), renderLearnings(knowledge), renderSandbox(plan, stage)]
+  return [renderKnowledge(knowledge), renderLearnings(knowledge), renderSandbox(plan, stage, networkEnforced)]
     .filter((part) => part !== "")
     .join("\n");
 }

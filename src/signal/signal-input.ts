@@ -62,6 +62,11 @@ export type SignalInput = {
    * per line; left out for sessions that record none (merge sessions, `loom prompt`).
    */
   learningsFile?: string;
+  /**
+   * The runner could not enforce the stage's network sandbox and `.github/loom.yml` lets it run
+   * anyway (`session.sandbox: advisory`): the session is told the limit is its to keep.
+   */
+  networkUnenforced?: true;
 };
 
 /** The context share at which the action stops a session with a handoff, unless the stage says otherwise. */

@@ -8,6 +8,7 @@ import {
 import type { PlanState, StageState } from "../orchestrator/state.ts";
 import { describeBudgetWait, describeCaps } from "./render-budget.ts";
 import { renderStageLearnings } from "./render-stage-learnings.ts";
+import { renderStageNetwork } from "./render-stage-network.ts";
 import { renderContinuation } from "./render-continuation.ts";
 import type { CheckAnnotation } from "./plan-annotations.ts";
 import { toFailureAnnotations } from "./failure-annotations.ts";
@@ -140,6 +141,7 @@ export function renderStageCheckRun(
     ...continuation,
     ...section(renderStageChecks(stage, withOutput)),
     ...section(renderStageUsage(stage)),
+    ...section(renderStageNetwork(stage)),
     ...section(renderStageDeviations(stage)),
     ...section(renderStageLearnings(stage)),
   ];

@@ -84,3 +84,42 @@ test("a continue session's summary says whether it resumed the earlier session, 
     /Continued \(`\/loom continue`\) from run 41 with a handoff prompt: run 41 left no loom-session\./,
   );
 });
+
+test("the job summary lists what the network sandbox allowed and every host it blocked, with the command", () => {
+  const md = renderJobSummary({
+    ...result,
+    network: {
+      mode: "limited",
+      allow: ["github.com", "api.anthropic.com"],
+      notes: [],
+      blocked: [
+        {
+          host: "evil.example",
+          port: 443,
+          at: "2026-01-01T00:00:00.000Z",
+          count: 2,
+          command: "curl `x` https://evil.example",
+        },
+      ],
+      more_blocked: 1,
+    },
+  });
+  assert.match(md, /could reach only `github\.com`, `api\.anthropic\.com`\./);
+  assert.match(
+    md,
+    /- Blocked by the sandbox: `evil\.example:443` \(2 times\), by `curl 'x' https:\/\/evil\.example`/,
+  );
+  assert.match(md, /- and 1 more hosts/);
+  const advisory = renderJobSummary({
+    ...result,
+    network: {
+      mode: "advisory",
+      allow: ["github.com"],
+      reason: "not enforced: no iptables",
+      notes: [],
+      blocked: [],
+      more_blocked: 0,
+    },
+  });
+  assert.match(advisory, /⚠️ \*\*Network sandbox not enforced\*\* \(not enforced: no iptables\)/);
+});

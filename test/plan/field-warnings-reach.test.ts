@@ -31,7 +31,7 @@ describe("warnings about fields loom does not honour reach the author", () => {
     );
     assert.ok(
       annotations.some((line) =>
-        line.includes(',line=101,col=7::stage "fix-parser": `sandbox` is not enforced yet'),
+        line.includes(',line=106,col=9::stage "fix-parser": `sandbox.filesystem` is not enforced yet'),
       ),
     );
   });

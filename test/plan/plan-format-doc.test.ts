@@ -47,6 +47,13 @@ describe("docs/plan-format.md lists every field with what loom does with it", ()
       rows.get("stages[].execution_mode") ?? "",
       /\| applied; `team`: warned \|.*`team` is a hint loom does not act on/,
     );
-    assert.match(rows.get("stages[].sandbox.network.allowed_domains") ?? "", /\| warned \| as `sandbox` \|$/);
+    assert.match(
+      rows.get("stages[].sandbox.network.allowed_domains") ?? "",
+      /\| applied \| hosts the session/,
+    );
+    assert.match(
+      rows.get("stages[].sandbox.filesystem.deny_read") ?? "",
+      /\| warned \| as `sandbox.filesystem` \|$/,
+    );
   });
 });

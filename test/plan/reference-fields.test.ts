@@ -89,7 +89,12 @@ describe("every field of a reference plan is applied or warned about at its line
       `warnings:\n${result.warnings.map((w) => `${w.line}:${w.column} ${w.message}`).join("\n")}\nexpected at:\n${expected.join("\n")}`,
     );
     // The plan exercises both kinds at both levels: a warned field, and a value an applied field does not honour.
-    for (const path of ["sandbox", "stages[].sandbox", "stages[].implementers", "stages[].execution_mode"])
+    for (const path of [
+      "sandbox.filesystem",
+      "stages[].sandbox.filesystem",
+      "stages[].implementers",
+      "stages[].execution_mode",
+    ])
       assert.ok(
         expected.some((entry) => entry.endsWith(` ${path}`)),
         path,
@@ -103,8 +108,9 @@ describe("every field of a reference plan is applied or warned about at its line
       at(119),
       'stage "fix-parser": `execution_mode: team` is a hint loom does not act on: the stage runs as one Claude Code session (the reference does not act on it either)',
     );
-    assert.match(at(101) ?? "", /^stage "fix-parser": `sandbox` is not enforced yet: /);
-    assert.equal(result.warnings.find((w) => w.line === 101)?.stage, "fix-parser");
+    assert.match(at(106) ?? "", /^stage "fix-parser": `sandbox.filesystem` is not enforced yet: /);
+    assert.equal(result.warnings.find((w) => w.line === 106)?.stage, "fix-parser");
+    assert.equal(at(101), undefined, "the network sandbox is enforced: no warning at `sandbox`");
     assert.match(at(127) ?? "", /^stage "fix-parser": `implementers: \[codex, claude\]` is ignored here: /);
   });
 

@@ -201,3 +201,20 @@ test("a session with a learnings file is told where and how to record learnings;
   assert.doesNotMatch(merge.recitation, /learnings/);
   assert.doesNotMatch(buildSignalSections(input()).recitation, /learnings/);
 });
+
+test("a sandboxed stage is told its network limit is enforced; a sandbox with enabled: false is not", () => {
+  const limited = buildSignal({
+    ...input(),
+    plan: makePlan(plan.metadata.stages, { network: { allowed_domains: ["github.com"] } }),
+  });
+  assert.match(limited, /The network limit is enforced: .*refused with HTTP 403/);
+  const advisory = buildSignal({
+    ...input(),
+    plan: makePlan(plan.metadata.stages, { network: { allowed_domains: ["github.com"] } }),
+    networkUnenforced: true,
+  });
+  assert.match(advisory, /This runner cannot enforce the network limit/);
+  assert.doesNotMatch(advisory, /The network limit is enforced/);
+  const off = buildSignal({ ...input(), plan: makePlan(plan.metadata.stages, { enabled: false }) });
+  assert.doesNotMatch(off, /The network limit is enforced/);
+});

@@ -7,6 +7,7 @@ import {
   type ContinuedFrom,
   type CheckResult,
   type CommitInfo,
+  type NetworkRecord,
   type SessionIsolationRecord,
 } from "../../../src/artifacts/stage-result.ts";
 import { redactSecrets } from "../../../src/redact/redact-secrets.ts";
@@ -37,6 +38,8 @@ export type FinishStage = {
   learningsGiven?: LearningRef[];
   /** A continue session: whether it resumed the earlier session or got a handoff prompt. */
   continued?: ContinuedFrom;
+  /** The network sandbox the session and checks ran under, when there was one. */
+  network?: NetworkRecord;
 };
 
 /** The sandbox the action ran the session in, as `loom-result` records it. */
@@ -93,6 +96,19 @@ export async function finishStage(
     ),
     ...optional("learnings", f.learnings ?? undefined),
     ...optional("isolation", recordIsolation(deps, redact)),
+    ...optional(
+      "network",
+      f.network === undefined
+        ? undefined
+        : {
+            ...f.network,
+            ...optional("reason", f.network.reason && redact(f.network.reason).slice(0, 1000)),
+            blocked: f.network.blocked.map((denial) => ({
+              ...denial,
+              ...optional("command", denial.command && redact(denial.command).slice(0, 300)),
+            })),
+          },
+    ),
     ...optional(
       "continued",
       f.continued === undefined

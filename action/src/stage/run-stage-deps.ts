@@ -1,6 +1,7 @@
 import type { StageResult } from "../../../src/artifacts/stage-result.ts";
 import type { RepoConfigRead } from "../config/read-repo-config.ts";
 import type { SessionSandbox } from "../isolation/session-isolation.ts";
+import type { LimitNetwork } from "../sandbox/network-limit.ts";
 import type { HookPrograms } from "../session/hook-settings.ts";
 import type { RunSessionOptions } from "../session/run-session.ts";
 import type { SessionOutcome } from "../session/session-outcome.ts";
@@ -28,6 +29,12 @@ export type RunStageDeps = {
    */
   sandbox?: SessionSandbox;
   runSession: (options: RunSessionOptions) => Promise<SessionOutcome>;
+  /**
+   * Holds the session user to a network allowlist (loom's egress proxy and an iptables rule for
+   * that user) until the job ends. Left out: a stage with a network sandbox cannot be enforced
+   * (it fails, or runs advisory where `.github/loom.yml` allows).
+   */
+  limitNetwork?: LimitNetwork;
   uploadArtifact: names.UploadArtifact;
   /** The previous run's handoff and heartbeat (recovery), and its session state (continue). */
   loadPrevious: (runId: number, options?: LoadPreviousOptions) => Promise<PreviousSession>;

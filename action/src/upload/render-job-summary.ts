@@ -51,6 +51,7 @@ export function renderJobSummary(result: StageResult): string {
     );
   else if (result.isolation?.mode === "user")
     lines.push(`The session and the checks ran as the separate user \`${cell(result.isolation.user)}\`.`, "");
+  lines.push(...renderNetwork(result));
   if (result.checks.length > 0) {
     lines.push("| | check | kind | time |", "|---|---|---|---|");
     for (const c of result.checks)
@@ -99,4 +100,23 @@ export function renderJobSummary(result: StageResult): string {
     lines.push("", `<details><summary>Handoff</summary>\n\n${result.handoff}\n\n</details>`);
   const text = `${lines.join("\n")}\n`;
   return text.length <= MAX_SUMMARY_CHARS ? text : `${text.slice(0, MAX_SUMMARY_CHARS)}\n\n… (cut)\n`;
+}
+
+/** The network sandbox: what it allowed and every host it blocked, or why it was not enforced. */
+function renderNetwork(result: StageResult): string[] {
+  const network = result.network;
+  const code = (text: string): string => `\`${cell(text).replaceAll("`", "'")}\``;
+  if (network === undefined) return [];
+  const allow = network.allow.map((d) => code(d)).join(", ");
+  if (network.mode === "advisory")
+    return [
+      `⚠️ **Network sandbox not enforced** (${cell(network.reason ?? "")}): the session was told to keep to ${allow}.`,
+      "",
+    ];
+  const blocked = network.blocked.map(
+    (b) =>
+      `- Blocked by the sandbox: ${code(`${b.host}:${b.port}`)}${b.count > 1 ? ` (${b.count} times)` : ""}${b.command === undefined ? "" : `, by ${code(b.command)}`}`,
+  );
+  const more = network.more_blocked > 0 ? [`- and ${network.more_blocked} more hosts`] : [];
+  return [`The session and the checks could reach only ${allow}.`, ...blocked, ...more, ""];
 }
