@@ -6,6 +6,7 @@ import type { SignalInput } from "../../src/signal/signal-input.ts";
 import { resolveStageType } from "../../src/signal/resolve-stage-type.ts";
 import type { CheckContext } from "./checks/check-context.ts";
 import { decideStageOutcome, type StageVerdict } from "./checks/decide-stage-outcome.ts";
+import { checkCodeReview } from "./checks/check-code-review.ts";
 import { runBeforeStageChecks, runStageChecks } from "./checks/run-checks.ts";
 import { loadSessionCaps } from "./config/load-session-caps.ts";
 import { commitLeftovers } from "./git/commit-leftovers.ts";
@@ -137,7 +138,9 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
   // A run cancelled after its session ended runs no checks either: GitHub kills the job soon.
   const cancelled = deps.signal?.aborted === true;
   const stopped = cancelled || (session.status !== "completed" && session.status !== "crashed");
-  const checks = stopped ? null : [...beforeChecks, ...(await runStageChecks(stage, ctx))];
+  const review =
+    stopped || inputs.kind === "merge" ? [] : checkCodeReview(stage, session.resultText, deps.knownSecrets);
+  const checks = stopped ? null : [...beforeChecks, ...(await runStageChecks(stage, ctx)), ...review];
   const decided = decideStageOutcome({
     kind: inputs.kind,
     stageType: resolveStageType(stage),

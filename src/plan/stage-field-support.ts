@@ -52,8 +52,11 @@ function listCommandCheckFields(list: string, when: string): FieldSupport[] {
 
 const REGRESSION_NOT_CHECKED =
   "is not checked yet: loom does not verify that the regression test file exists and contains each `must_contain` string; the stage passes on its other checks";
-const REVIEW_NOT_CHECKED =
-  "is not checked yet: the session is not asked to cover the review dimensions and loom does not check its report for them; the stage passes on its other checks";
+const REVIEW = [
+  "src/signal/review-section.ts",
+  "src/review/review-report.ts",
+  "action/src/checks/check-code-review.ts",
+];
 
 export const STAGE_FIELDS: readonly FieldSupport[] = [
   applied("id", "the stage's branch, check run and commands name it", ["src/plan/check-stage-ids.ts"]),
@@ -150,9 +153,22 @@ export const STAGE_FIELDS: readonly FieldSupport[] = [
   applied("reasoning_effort", "the session's `--effort` (models without effort levels ignore it)", SESSION, {
     nullable: true,
   }),
-  warned("code_review", REVIEW_NOT_CHECKED, true),
-  warned("code_review.dimensions", REVIEW_NOT_CHECKED),
-  warned("code_review.require_all", REVIEW_NOT_CHECKED),
+  applied(
+    "code_review",
+    "the session is asked to end its final message with a `## Code Review` report covering each dimension; loom reads it back and shows each dimension's findings on the check run (not asked of merge sessions)",
+    REVIEW,
+    { nullable: true },
+  ),
+  applied(
+    "code_review.dimensions",
+    "each is a check of its own: addressed with findings in the session's report, or not",
+    REVIEW,
+  ),
+  applied(
+    "code_review.require_all",
+    "`true` (the default): a dimension the report does not address fails the stage, naming it; `false`: it is shown as a warning",
+    REVIEW,
+  ),
   applied("ultracode", "`false` (the default): one session without Workflow orchestration", SESSION, {
     unless: {
       written: "true",

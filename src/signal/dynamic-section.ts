@@ -2,6 +2,7 @@ import type { Heartbeat } from "../artifacts/heartbeat.ts";
 import { describeCriterion } from "./describe-criterion.ts";
 import { fenceData } from "./fence-data.ts";
 import { renderGoalBackwardSection } from "./goal-backward-section.ts";
+import { renderReviewSection } from "./review-section.ts";
 import type { SignalInput } from "./signal-input.ts";
 
 function renderTarget(input: SignalInput): string {
@@ -124,6 +125,7 @@ export function renderDynamicSection(input: SignalInput): string {
     renderConflicts(input),
     renderAcceptance(input),
     renderGoalBackwardSection(input.stage),
+    input.kind === "merge" ? "" : renderReviewSection(input.stage),
     renderFiles(input),
   ]
     .filter((part) => part !== "")
