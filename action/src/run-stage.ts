@@ -7,6 +7,7 @@ import { resolveStageType } from "../../src/signal/resolve-stage-type.ts";
 import type { CheckContext } from "./checks/check-context.ts";
 import { decideStageOutcome, type StageVerdict } from "./checks/decide-stage-outcome.ts";
 import { checkCodeReview } from "./checks/check-code-review.ts";
+import { captureBaseline, compareChangeImpact } from "./checks/run-change-impact.ts";
 import { runBeforeStageChecks, runStageChecks } from "./checks/run-checks.ts";
 import { loadSessionCaps } from "./config/load-session-caps.ts";
 import { commitLeftovers } from "./git/commit-leftovers.ts";
@@ -89,6 +90,11 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     now: deps.now,
   };
   const beforeChecks = inputs.kind === "stage" ? await runBeforeStageChecks(stage, ctx) : [];
+  // Merge sessions bring the merge point's own changes: they are not the stage's to answer for.
+  const changeImpact = inputs.kind === "merge" ? undefined : plan.metadata.change_impact;
+  const baseline = await captureBaseline(changeImpact, stage, ctx, startSha, (paths) =>
+    deps.log("the baseline command's changes to the checkout were undone", { paths: paths.slice(0, 20) }),
+  );
   const conflictFiles = inputs.kind === "merge" ? await prepareMerge(inputs, deps) : undefined;
   const previous =
     inputs.kind === "recovery" && inputs.previous_run_id !== undefined
@@ -140,7 +146,13 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
   const stopped = cancelled || (session.status !== "completed" && session.status !== "crashed");
   const review =
     stopped || inputs.kind === "merge" ? [] : checkCodeReview(stage, session.resultText, deps.knownSecrets);
-  const checks = stopped ? null : [...beforeChecks, ...(await runStageChecks(stage, ctx)), ...review];
+  const impact =
+    stopped || baseline === null || changeImpact === undefined
+      ? []
+      : [await compareChangeImpact(changeImpact, baseline, stage, ctx)];
+  const checks = stopped
+    ? null
+    : [...beforeChecks, ...(await runStageChecks(stage, ctx)), ...impact, ...review];
   const decided = decideStageOutcome({
     kind: inputs.kind,
     stageType: resolveStageType(stage),

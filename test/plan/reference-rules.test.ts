@@ -431,6 +431,36 @@ describe("change_impact, adjudication, code_review (types.rs)", () => {
     assert.deepEqual(planWith(["  change_impact: {baseline_command: npm test, policy: warn}"]).errors, []);
   });
 
+  it("change_impact that cannot find a failure is warned about (the reference accepts it)", () => {
+    const noPatterns = planWith(["  change_impact: {baseline_command: npm test}"]);
+    assert.deepEqual(noPatterns.errors, []);
+    assert.ok(
+      noPatterns.warnings.includes(
+        "8:3 change_impact has no failure_patterns: loom runs the baseline and compare commands but no output line counts as a failure, so the stage never fails on its impact",
+      ),
+      noPatterns.warnings.join("\n"),
+    );
+    const bad = planWith([
+      "  change_impact: {baseline_command: npm test, failure_patterns: [ok, '(?x)FAIL']}",
+    ]);
+    assert.deepEqual(bad.errors, []);
+    assert.ok(
+      bad.warnings.some(
+        (w) =>
+          w.startsWith(
+            '8:70 change_impact failure pattern "(?x)FAIL" is not a valid regular expression: inline flag "x" is not supported',
+          ) && w.endsWith("the change-impact check fails until it is fixed"),
+      ),
+      bad.warnings.join("\n"),
+    );
+    assert.deepEqual(
+      planWith(["  change_impact: {baseline_command: npm test, policy: skip}"]).warnings.filter((w) =>
+        w.includes("change_impact"),
+      ),
+      [],
+    );
+  });
+
   it("adjudication.max_amendments_per_stage is a u32", () => {
     assert.deepEqual(planWith(["  adjudication: {max_amendments_per_stage: -1}"]).errors, [
       "8:44 `loom.adjudication.max_amendments_per_stage` must be a whole number from 0 to 4294967295, got -1",
