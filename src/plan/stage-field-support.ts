@@ -50,8 +50,7 @@ function listCommandCheckFields(list: string, when: string): FieldSupport[] {
   ];
 }
 
-const REGRESSION_NOT_CHECKED =
-  "is not checked yet: loom does not verify that the regression test file exists and contains each `must_contain` string; the stage passes on its other checks";
+const REGRESSION = ["action/src/checks/check-files.ts", "src/signal/goal-backward-section.ts"];
 const REVIEW = [
   "src/signal/review-section.ts",
   "src/review/review-report.ts",
@@ -146,9 +145,18 @@ export const STAGE_FIELDS: readonly FieldSupport[] = [
     RULES,
     { nullable: true },
   ),
-  warned("regression_test", REGRESSION_NOT_CHECKED, true),
-  warned("regression_test.file", REGRESSION_NOT_CHECKED),
-  warned("regression_test.must_contain", REGRESSION_NOT_CHECKED),
+  applied(
+    "regression_test",
+    "checked after the session like the other goal-backward checks, and listed to the session: the file must exist, hold content and contain each `must_contain` string; otherwise the stage fails, naming what is missing",
+    REGRESSION,
+    { nullable: true },
+  ),
+  applied("regression_test.file", "relative to `working_dir`; inside the checkout", REGRESSION),
+  applied(
+    "regression_test.must_contain",
+    "each string must appear in the file as written (not a pattern)",
+    REGRESSION,
+  ),
   applied("model", "the session's `--model`", SESSION, { nullable: true }),
   applied("reasoning_effort", "the session's `--effort` (models without effort levels ignore it)", SESSION, {
     nullable: true,

@@ -1,7 +1,7 @@
 import type { CheckResult } from "../../../src/artifacts/stage-result.ts";
 import type { AcceptanceCriterion, Stage } from "../../../src/plan/plan.ts";
 import { resolveInside, type CheckContext } from "./check-context.ts";
-import { checkArtifact, checkWiring } from "./check-files.ts";
+import { checkArtifact, checkRegressionTest, checkWiring } from "./check-files.ts";
 import { runCommandCheck, type CommandCheck } from "./run-command-check.ts";
 import { runDeadCodeCheck } from "./run-dead-code-check.ts";
 
@@ -46,7 +46,7 @@ export async function runBeforeStageChecks(stage: Stage, ctx: CheckContext): Pro
 
 /**
  * Every check that judges a finished session, from `working_dir`, one after the other: setup
- * commands, acceptance criteria, artifacts, wiring, wiring tests, the dead-code check, and the
+ * commands, acceptance criteria, artifacts, wiring, the regression test, wiring tests, the dead-code check, and the
  * `after_stage` truth checks. Each result stands alone; a failure does not skip the rest.
  */
 export async function runStageChecks(stage: Stage, ctx: CheckContext): Promise<CheckResult[]> {
@@ -59,6 +59,8 @@ export async function runStageChecks(stage: Stage, ctx: CheckContext): Promise<C
     results.push(await runCommandCheck(toCommandCheck("acceptance", c, cwd), ctx));
   for (const artifact of stage.artifacts) results.push(await checkArtifact(artifact, cwd, ctx));
   for (const wiring of stage.wiring) results.push(await checkWiring(wiring, cwd, ctx));
+  if (stage.regression_test !== undefined)
+    results.push(await checkRegressionTest(stage.regression_test, cwd, ctx));
   for (const t of stage.wiring_tests) {
     const check: CommandCheck = {
       kind: "wiring_test",
