@@ -72,9 +72,10 @@ export const STAGE_FIELDS: readonly FieldSupport[] = [
   ),
   applied("acceptance", "each criterion runs after the session; one that fails fails the stage", CHECKS),
   ...listCommandCheckFields("acceptance", "after the session"),
-  warned(
+  applied(
     "setup",
-    "runs differently here: each command runs once, in its own shell, after the session and before the checks (a failure fails the stage); the reference runs them before every acceptance command (`setup && command`), so what they set in the shell (`source`, `export`, `cd`) does not reach the acceptance commands here",
+    "as in the reference, each acceptance command runs after the setup commands in one shell (`setup && command`: what they set with `cd`, `export` or `source` reaches it); they also run once on their own first, as a check that names the command that failed, and a failure fails the stage without running the acceptance commands. To prepare the runner before the session (install a toolchain), use the stage workflow's `setup` input",
+    [...CHECKS, "action/src/checks/build-setup-script.ts"],
   ),
   applied(
     "files",

@@ -105,7 +105,12 @@ export function renderAcceptance(input: SignalInput): string {
     acceptance.length === 0
       ? "- (none declared: the assignment itself is the criterion)"
       : acceptance.map(describeCriterion).join("\n");
-  return `## Acceptance Criteria\n\nloom runs these from \`${working_dir}\` after you stop:\n\n${items}\n`;
+  const setup = input.stage.setup;
+  const after =
+    setup.length === 0 || acceptance.length === 0
+      ? ""
+      : `, each in a shell that first runs the stage's setup (\`${setup.join(" && ")}\`)`;
+  return `## Acceptance Criteria\n\nloom runs these from \`${working_dir}\` after you stop${after}:\n\n${items}\n`;
 }
 
 function renderFiles(input: SignalInput): string {
