@@ -145,7 +145,9 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
   const cancelled = deps.signal?.aborted === true;
   const stopped = cancelled || (session.status !== "completed" && session.status !== "crashed");
   const review =
-    stopped || inputs.kind === "merge" ? [] : checkCodeReview(stage, session.resultText, deps.knownSecrets);
+    stopped || inputs.kind === "merge"
+      ? []
+      : checkCodeReview(stage, session.reviewText ?? session.resultText, deps.knownSecrets);
   const impact =
     stopped || baseline === null || changeImpact === undefined
       ? []

@@ -24,6 +24,11 @@ function cleanName(name: string): string {
   return name.replaceAll(/[*_`]/g, "").replace(/:\s*$/, "").trim();
 }
 
+/** Whether `text` holds a `Code Review` heading (a report, possibly empty). */
+export function hasReviewReport(text: string): boolean {
+  return text.split("\n").some((line) => REPORT_HEADING.test(line.trim()));
+}
+
 /**
  * The review entries of the last `Code Review` section of `text` (the session's final message):
  * `### <dimension>` headings with their text, or `- **<dimension>**: <findings>` bullets. Empty when

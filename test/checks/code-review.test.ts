@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { checkCodeReview } from "../../action/src/checks/check-code-review.ts";
 import { decideStageOutcome } from "../../action/src/checks/decide-stage-outcome.ts";
+import { EMPTY_OBSERVATION, observeStream } from "../../action/src/session/observe-stream.ts";
 import { Stage } from "../../src/plan/plan.ts";
 import { parseReviewReport } from "../../src/review/review-report.ts";
 import { buildSignal } from "../../src/signal/build-signal.ts";
@@ -59,7 +60,7 @@ test("under require_all, each dimension without findings fails and is named in t
     ],
   );
   assert.match(checks[0]?.output_tail ?? "", /token stays in the publish job/);
-  assert.match(checks[2]?.output_tail ?? "", /"wiring" was not addressed: .*names Security, testing/);
+  assert.match(checks[2]?.output_tail ?? "", /"wiring" was not addressed: .*report names Security, testing/);
   const verdict = decideStageOutcome({
     kind: "stage",
     stageType: "integration-verify",
@@ -89,7 +90,7 @@ test("without require_all a dimension left out only warns; a secret in the findi
     ],
   );
   assert.doesNotMatch(checks[0]?.output_tail ?? "", /s3cr3t-value/);
-  assert.match(checks[1]?.output_tail ?? "", /no `## Code Review` section|names security/);
+  assert.match(checks[1]?.output_tail ?? "", /report names security \(require_all: false\)$/);
 });
 
 test("findings that say a dimension was skipped do not cover it; no dimensions, no checks", () => {
@@ -122,4 +123,16 @@ test("the session is asked for every dimension and for the report loom reads bac
   // The example report inside the prompt is not itself read as a report with findings.
   assert.equal(checkCodeReview(verify, text, []).filter((c) => c.passed).length, 0);
   assert.doesNotMatch(signal("merge"), /Review Dimensions|Code Review/);
+});
+
+test("the report may come before the last message: a Stop hook can ask the session for one more turn", () => {
+  const event = (text: string) => ({
+    type: "assistant" as const,
+    line: { type: "assistant" as const, message: { id: text, content: [{ type: "text" as const, text }] } },
+  });
+  let o = observeStream(EMPTY_OBSERVATION, event("Working on it."));
+  o = observeStream(o, event("Fixed.\n\n## Code Review\n### security\nNothing reaches a shell."));
+  o = observeStream(o, event("Recorded my learnings."));
+  assert.equal(o.reviewText, "Fixed.\n\n## Code Review\n### security\nNothing reaches a shell.");
+  assert.equal(o.lastText, "Recorded my learnings.");
 });

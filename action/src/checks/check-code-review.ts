@@ -5,26 +5,25 @@ import { findReviewEntry, parseReviewReport } from "../../../src/review/review-r
 import { listReviewDimensions } from "../../../src/signal/review-section.ts";
 
 /**
- * One check per `code_review` dimension, read from the `## Code Review` section of the session's
- * final message (`resultText`; null when the session left none): a dimension with findings passes
+ * One check per `code_review` dimension, read from the `## Code Review` report the session wrote
+ * (`reportText`: its newest message holding one, else its final message; null when it left
+ * neither): a dimension with findings passes
  * and carries them; a dimension left out fails under `require_all` (the default) and is only
  * warned about without it.
  */
 export function checkCodeReview(
   stage: Stage,
-  resultText: string | null,
+  reportText: string | null,
   knownSecrets: readonly string[],
 ): CheckResult[] {
   const dimensions = listReviewDimensions(stage);
   if (dimensions.length === 0) return [];
   const requireAll = stage.code_review?.require_all ?? true;
-  const report = parseReviewReport(resultText);
+  const report = parseReviewReport(reportText);
   const where =
-    resultText === null
-      ? "the session ended without a final message"
-      : report.length === 0
-        ? "the session's final message has no `## Code Review` section"
-        : `the session's \`## Code Review\` section names ${report.map((e) => e.dimension).join(", ")}`;
+    report.length === 0
+      ? "no message of the session holds a `## Code Review` report"
+      : `the session's \`## Code Review\` report names ${report.map((e) => e.dimension).join(", ")}`;
   return dimensions.map((dimension): CheckResult => {
     const entry = findReviewEntry(report, dimension);
     const base = { kind: "code_review" as const, name: dimension.slice(0, 1024), duration_ms: 0 };
