@@ -84,3 +84,22 @@ test("a continue session's summary says whether it resumed the earlier session, 
     /Continued \(`\/loom continue`\) from run 41 with a handoff prompt: run 41 left no loom-session\./,
   );
 });
+
+test("the job summary shows a check passed with a warning as ⚠️, with its output", () => {
+  const md = renderJobSummary({
+    ...result,
+    checks: [
+      {
+        kind: "change_impact",
+        name: "npm test",
+        command: "npm test",
+        passed: true,
+        warned: true,
+        duration_ms: 2000,
+        output_tail: "1 new failure line(s) since the baseline (policy: warn)",
+      },
+    ],
+  });
+  assert.match(md, /\| ⚠️ \| npm test \| change_impact \| 2\.0 s \|/);
+  assert.match(md, /<details><summary>⚠️ npm test<\/summary>\n\n```text\n1 new failure line\(s\)/);
+});
