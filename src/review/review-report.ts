@@ -14,14 +14,29 @@ export type ReviewEntry = z.infer<typeof ReviewEntry>;
 export const ReviewReport = z.array(ReviewEntry).max(50);
 export type ReviewReport = z.infer<typeof ReviewReport>;
 
-/** The heading the prompt asks for; any level, any case. */
-const REPORT_HEADING = /^#{1,6}\s*code review\s*:?\s*$/i;
+/** The heading the prompt asks for; any level, any case, a few words after it (`Code Review Report`). */
+const REPORT_HEADING = /^#{1,6}\s*[*_]{0,2}code review\b[^#\n]{0,40}$/i;
 const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
 /** `- [x] **security**: findings`, `- security: findings`, `* **Testing** — findings`. */
 const BULLET = /^\s*[-*+]\s+(?:\[[ xX]\]\s+)?(.+?)\s*(?::|—|–|\s-\s)\s*(.*)$/;
 
+/** Where a heading's dimension name ends and its findings begin: `### Security: none found`. */
+const NAME_END = /\s*(?::|—|–|\s-\s)\s*/;
+
 function cleanName(name: string): string {
-  return name.replaceAll(/[*_`]/g, "").replace(/:\s*$/, "").trim();
+  return name
+    .replaceAll(/[*_`]/g, "")
+    .replace(/^\s*(?:\d+[.)]|\[[ xX]\])\s*/, "")
+    .replace(/:\s*$/, "")
+    .trim();
+}
+
+/** A heading's text as a dimension and the findings written on the same line, if any. */
+function splitHeading(text: string): { dimension: string; findings: string[] } {
+  const cut = NAME_END.exec(text);
+  if (cut === null) return { dimension: cleanName(text), findings: [] };
+  const rest = text.slice(cut.index + cut[0].length).trim();
+  return { dimension: cleanName(text.slice(0, cut.index)), findings: rest === "" ? [] : [rest] };
 }
 
 /** Whether `text` holds a `Code Review` heading (a report, possibly empty). */
@@ -53,7 +68,7 @@ export function parseReviewReport(text: string | null): ReviewReport {
     if (heading !== null) {
       if ((heading[1]?.length ?? 0) <= level) break; // the section ended
       if (byHeading) {
-        entries.push({ dimension: cleanName(heading[2] ?? ""), findings: [] });
+        entries.push(splitHeading(heading[2] ?? ""));
         continue;
       }
     }
@@ -82,12 +97,21 @@ export const FINDINGS_PLACEHOLDER = "<what you checked and found>";
 /** Findings that say the dimension was not looked at. */
 const NOT_ADDRESSED = /^(?:not (?:covered|reviewed|addressed|checked)|skipped|todo|tbd|n\/a)\b/i;
 
-/** The entry that addresses `dimension` with findings (names compared without case), if any. */
+/** Whether an entry's name is `want`, alone or followed by a mark (`Security ✅`, `Security (OWASP)`). */
+function namesDimension(name: string, want: string): boolean {
+  const have = name.toLowerCase();
+  return have === want || (have.startsWith(want) && !/[\p{L}\p{N}]/u.test(have.charAt(want.length)));
+}
+
+/**
+ * The entry that addresses `dimension` with findings, if any: names compared without case, and a
+ * mark after the name allowed.
+ */
 export function findReviewEntry(report: ReviewReport, dimension: string): ReviewEntry | undefined {
   const want = dimension.trim().toLowerCase();
   return report.find(
     (e) =>
-      e.dimension.toLowerCase() === want &&
+      namesDimension(e.dimension, want) &&
       e.findings !== "" &&
       e.findings !== FINDINGS_PLACEHOLDER &&
       !NOT_ADDRESSED.test(e.findings),

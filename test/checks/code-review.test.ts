@@ -136,3 +136,31 @@ test("the report may come before the last message: a Stop hook can ask the sessi
   assert.equal(o.reviewText, "Fixed.\n\n## Code Review\n### security\nNothing reaches a shell.");
   assert.equal(o.lastText, "Recorded my learnings.");
 });
+
+test("a report written a little differently still counts: numbered or marked headings, findings on the heading line", () => {
+  const text = [
+    "## Code Review Report",
+    "### 1. **Security** ✅",
+    "Nothing reaches a shell.",
+    "### Testing: two new regression tests cover the fix",
+    "### Wiring —",
+  ].join("\n");
+  const checks = checkCodeReview(stage({ dimensions: ["security", "testing", "wiring", "sec"] }), text, []);
+  assert.deepEqual(
+    checks.map((c) => [c.name, c.passed, c.output_tail.split("\n")[0]]),
+    [
+      ["security", true, "Nothing reaches a shell."],
+      ["testing", true, "two new regression tests cover the fix"],
+      [
+        "wiring",
+        false,
+        'review dimension "wiring" was not addressed: the session\'s `## Code Review` report names Security ✅, Testing, Wiring',
+      ],
+      [
+        "sec",
+        false,
+        'review dimension "sec" was not addressed: the session\'s `## Code Review` report names Security ✅, Testing, Wiring',
+      ],
+    ],
+  );
+});
