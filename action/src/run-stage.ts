@@ -11,6 +11,7 @@ import { captureBaseline, compareChangeImpact } from "./checks/run-change-impact
 import { runBeforeStageChecks, runStageChecks } from "./checks/run-checks.ts";
 import { loadSessionCaps } from "./config/load-session-caps.ts";
 import { commitLeftovers } from "./git/commit-leftovers.ts";
+import { findForkPoint } from "./git/find-fork-point.ts";
 import { refuseUnisolated } from "./isolation/refuse-unisolated.ts";
 import { listCommitsSince, readHead } from "./git/list-commits.ts";
 import { startMerge } from "./git/start-merge.ts";
@@ -92,7 +93,15 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
   const beforeChecks = inputs.kind === "stage" ? await runBeforeStageChecks(stage, ctx) : [];
   // Merge sessions bring the merge point's own changes: they are not the stage's to answer for.
   const changeImpact = inputs.kind === "merge" ? undefined : plan.metadata.change_impact;
-  const baseline = await captureBaseline(changeImpact, stage, ctx, startSha, (paths) =>
+  const forkPoint =
+    // Attempt 1 starts on the merge point itself; later attempts on the branch with earlier work.
+    inputs.attempt === 1 || changeImpact === undefined
+      ? undefined
+      : inputs.base === undefined
+        ? null
+        : await findForkPoint(deps.workspace, inputs.base);
+  const where = { head: startSha, ...(forkPoint === undefined ? {} : { forkPoint }) };
+  const baseline = await captureBaseline(changeImpact, stage, ctx, where, (paths) =>
     deps.log("the baseline command's changes to the checkout were undone", { paths: paths.slice(0, 20) }),
   );
   const conflictFiles = inputs.kind === "merge" ? await prepareMerge(inputs, deps) : undefined;

@@ -48,9 +48,13 @@ export const AUTO_MERGE = {
   ],
 } as const;
 
-const CHANGE_IMPACT = ["action/src/checks/run-change-impact.ts", "src/stage/find-new-failures.ts"];
+const CHANGE_IMPACT = [
+  "action/src/checks/run-change-impact.ts",
+  "src/stage/find-new-failures.ts",
+  "action/src/git/find-fork-point.ts",
+];
 const CHANGE_IMPACT_DOES: Record<string, string> = {
-  "": "each stage session (not a merge session) runs `baseline_command` before it starts and `compare_command` after it, from the stage's `working_dir`, as acceptance commands run; failure lines the compare output has and the baseline had not are the stage's impact, shown on its check run with the baseline's commit. The baseline is taken on the commit the attempt starts from (a retry's baseline holds the earlier attempts' work); what it changes in the checkout is undone before the session. A comparison that cannot be made (a command that cannot start or times out) is a warning, as the reference skips it",
+  "": "each stage session (not a merge session) runs `baseline_command` before it starts and `compare_command` after it, from the stage's `working_dir`, as acceptance commands run; failure lines the compare output has and the baseline had not are the stage's impact, shown on its check run with the baseline's commit. The baseline is taken where the stage's branch left the merge point (a retry's or continue's checkout is switched there and back, so what earlier attempts broke counts; when that history was not fetched, on the attempt's start, and the check says so); what it changes in the checkout is undone before the session. A comparison that cannot be made (a command that cannot start or times out) is a warning, as the reference skips it",
   ".baseline_command": "runs before the session; its output (stdout and stderr) is the baseline",
   ".compare_command": "runs after the session (left out: `baseline_command` again)",
   ".failure_patterns":

@@ -7,6 +7,7 @@ import path from "node:path";
 import type { CheckContext } from "../../action/src/checks/check-context.ts";
 import { decideStageOutcome } from "../../action/src/checks/decide-stage-outcome.ts";
 import { captureBaseline, compareChangeImpact } from "../../action/src/checks/run-change-impact.ts";
+import { findForkPoint } from "../../action/src/git/find-fork-point.ts";
 import { ChangeImpactConfig, Stage } from "../../src/plan/plan.ts";
 import { findNewFailures } from "../../src/stage/find-new-failures.ts";
 
@@ -66,7 +67,9 @@ const config = (policy?: string, compare = "cat results.txt"): ChangeImpactConfi
 test("policy fail (the default): a new failure line fails the stage, naming the pattern and the line", async (t) => {
   const ctx = await repo(t);
   const undone: string[][] = [];
-  const baseline = await captureBaseline(config(), stage, ctx, "f".repeat(40), (p) => undone.push(p));
+  const baseline = await captureBaseline(config(), stage, ctx, { head: "f".repeat(40) }, (p) =>
+    undone.push(p),
+  );
   assert.equal(baseline?.ran, true);
   // The baseline command's new file is gone: the session's leftovers commit must not carry it.
   assert.deepEqual(undone, [["made-by-baseline.txt"]]);
@@ -98,7 +101,7 @@ test("policy fail (the default): a new failure line fails the stage, naming the 
 
 test("policy warn passes with a warning; no new lines pass; skip runs nothing", async (t) => {
   const ctx = await repo(t);
-  const baseline = await captureBaseline(config("warn"), stage, ctx, "f".repeat(40), () => {});
+  const baseline = await captureBaseline(config("warn"), stage, ctx, { head: "f".repeat(40) }, () => {});
   const same = await compareChangeImpact(config("warn"), baseline!, stage, ctx);
   assert.deepEqual([same.passed, same.warned], [true, undefined]);
   assert.match(same.output_tail, /^no new failure lines/);
@@ -106,8 +109,8 @@ test("policy warn passes with a warning; no new lines pass; skip runs nothing", 
   const warned = await compareChangeImpact(config("warn"), baseline!, stage, ctx);
   assert.deepEqual([warned.passed, warned.warned], [true, true]);
   assert.match(warned.output_tail, /policy: warn/);
-  assert.equal(await captureBaseline(config("skip"), stage, ctx, "f".repeat(40), () => {}), null);
-  assert.equal(await captureBaseline(undefined, stage, ctx, "f".repeat(40), () => {}), null);
+  assert.equal(await captureBaseline(config("skip"), stage, ctx, { head: "f".repeat(40) }, () => {}), null);
+  assert.equal(await captureBaseline(undefined, stage, ctx, { head: "f".repeat(40) }, () => {}), null);
 });
 
 test("a comparison that cannot be made warns, as the reference skips it; it never passes silently", async (t) => {
@@ -117,14 +120,52 @@ test("a comparison that cannot be made warns, as the reference skips it; it neve
     broken,
     stage,
     { ...ctx, defaultTimeoutMs: 300 },
-    "f".repeat(40),
+    { head: "f".repeat(40) },
     () => {},
   );
   assert.equal(baseline?.ran, false);
   const check = await compareChangeImpact(broken, baseline, stage, ctx);
   assert.deepEqual([check.passed, check.warned], [true, true]);
   assert.match(check.output_tail, /^not compared: the baseline command timed out after 0 s/);
-  const ok = await captureBaseline(config(), stage, ctx, "f".repeat(40), () => {});
+  const ok = await captureBaseline(config(), stage, ctx, { head: "f".repeat(40) }, () => {});
   const gone = await compareChangeImpact(config(undefined, "exit-127-no-such-command"), ok!, stage, ctx);
   assert.equal(gone.passed, true, "a compare command that fails still has output to compare");
+});
+
+test("a retry's baseline is taken where its branch left the merge point, so earlier attempts' breakage counts", async (t) => {
+  const ctx = await repo(t);
+  const git = (...args: string[]): string =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", ...args], {
+      cwd: ctx.workspace,
+      encoding: "utf8",
+    }).trim();
+  const mergePoint = git("rev-parse", "HEAD");
+  git("update-ref", "refs/remotes/origin/main", mergePoint);
+  git("checkout", "-q", "-b", "loom/pr-1/P/s");
+  await writeFile(
+    path.join(ctx.workspace, "results.txt"),
+    "ok a\nFAIL: old_test\nFAIL: broken_by_attempt_1\n",
+  );
+  git("commit", "-q", "-am", "attempt 1");
+  const head = git("rev-parse", "HEAD");
+  assert.equal(await findForkPoint(ctx.workspace, "main"), mergePoint);
+  assert.equal(await findForkPoint(ctx.workspace, "not-fetched"), null);
+
+  const baseline = await captureBaseline(config(), stage, ctx, { head, forkPoint: mergePoint }, () => {});
+  assert.deepEqual([baseline?.sha, baseline?.note], [mergePoint, undefined]);
+  assert.equal(git("symbolic-ref", "--short", "HEAD"), "loom/pr-1/P/s", "back on the stage branch");
+  assert.equal(git("rev-parse", "HEAD"), head);
+  assert.equal(git("status", "--porcelain"), "");
+  const check = await compareChangeImpact(config(), baseline!, stage, ctx);
+  assert.equal(check.passed, false);
+  assert.match(check.output_tail, /FAIL: broken_by_attempt_1/);
+
+  const unknown = await captureBaseline(config(), stage, ctx, { head, forkPoint: null }, () => {});
+  assert.equal(unknown?.sha, head);
+  const atStart = await compareChangeImpact(config(), unknown, stage, ctx);
+  assert.equal(atStart.passed, true);
+  assert.match(
+    atStart.output_tail,
+    /\(baseline taken on the attempt's start: the merge point's history was not fetched/,
+  );
 });

@@ -1,15 +1,18 @@
 import type { CheckResult } from "../../../src/artifacts/stage-result.ts";
 import type { ChangeImpactConfig, Stage } from "../../../src/plan/plan.ts";
 import { findNewFailures } from "../../../src/stage/find-new-failures.ts";
+import { withCheckoutAt } from "../git/find-fork-point.ts";
 import { isWorktreeClean, undoWorktreeChanges } from "../git/undo-worktree-changes.ts";
 import { resolveInside, type CheckContext } from "./check-context.ts";
 import { runCommand, type CommandRun } from "./run-command.ts";
 import { tailOutput } from "./tail-output.ts";
 
 /** What `baseline_command` printed before the session, or why there is nothing to compare with. */
-export type ChangeImpactBaseline = { sha: string } & (
-  { ran: true; output: string; exitCode: number | null } | { ran: false; problem: string }
-);
+export type ChangeImpactBaseline = {
+  sha: string;
+  /** Why the baseline is not where it should be (the fork point of a retry's branch). */
+  note?: string;
+} & ({ ran: true; output: string; exitCode: number | null } | { ran: false; problem: string });
 
 /** New failure lines listed in a check's output, at most. */
 const MAX_LINES = 30;
@@ -34,9 +37,17 @@ function runFromWorkingDir(command: string, stage: Stage, ctx: CheckContext): Pr
 }
 
 /**
- * Runs the plan's `change_impact.baseline_command` from `working_dir` on the commit the session
- * starts from, as acceptance commands run (the session user, the scrubbed environment, the check
- * timeout). What it changes in a clean checkout is undone (`undone` is told the paths), so the
+ * Where the baseline is taken: `head`, the commit the session starts from, unless the attempt's
+ * branch holds earlier attempts' work: then `forkPoint`, where the branch left the merge point
+ * (null: not known, and the baseline is taken on `head` with a note saying so).
+ */
+export type BaselineCommit = { head: string; forkPoint?: string | null };
+
+/**
+ * Runs the plan's `change_impact.baseline_command` from `working_dir` before the session, as
+ * acceptance commands run (the session user, the scrubbed environment, the check timeout), on the
+ * commit the stage's work starts from: the merge point (switching a clean checkout there and back
+ * for a retry). What it changes in a clean checkout is undone (`undone` is told the paths), so the
  * runner's commit after the session holds only the session's work. Null when the plan has no
  * `change_impact` or its policy is `skip`.
  */
@@ -44,22 +55,45 @@ export async function captureBaseline(
   config: ChangeImpactConfig | undefined,
   stage: Stage,
   ctx: CheckContext,
-  sha: string,
+  where: BaselineCommit,
   undone: (paths: string[]) => void,
 ): Promise<ChangeImpactBaseline | null> {
   if (config === undefined || config.policy === "skip") return null;
   const clean = await isWorktreeClean(ctx.workspace);
-  const running = runFromWorkingDir(config.baseline_command, stage, ctx);
-  if (running === null)
-    return { sha, ran: false, problem: `working_dir ${stage.working_dir} leaves the checkout` };
-  const run = await running;
-  if (clean) {
-    const paths = await undoWorktreeChanges(ctx.workspace);
-    if (paths.length > 0) undone(paths);
+  const measure = async (): Promise<{ run: CommandRun | null }> => {
+    const running = runFromWorkingDir(config.baseline_command, stage, ctx);
+    const run = running === null ? null : await running;
+    if (clean) {
+      const paths = await undoWorktreeChanges(ctx.workspace);
+      if (paths.length > 0) undone(paths);
+    }
+    return { run };
+  };
+  const fork = where.forkPoint;
+  let sha = where.head;
+  let note: string | undefined;
+  let measured: { run: CommandRun | null } | null = null;
+  if (fork === null)
+    note =
+      "taken on the attempt's start: the merge point's history was not fetched, so earlier attempts' work is in the baseline";
+  else if (fork !== undefined && fork !== where.head) {
+    if (!clean)
+      note =
+        "taken on the attempt's start: the checkout was not clean, so it was not switched to the merge point";
+    else {
+      measured = await withCheckoutAt(ctx.workspace, fork, measure);
+      if (measured === null)
+        note = `taken on the attempt's start: the checkout could not be switched to ${fork.slice(0, 12)}`;
+      else sha = fork;
+    }
   }
+  const { run } = measured ?? (await measure());
+  const noted = note === undefined ? {} : { note };
+  if (run === null)
+    return { sha, ...noted, ran: false, problem: `working_dir ${stage.working_dir} leaves the checkout` };
   const problem = why(run, ctx.defaultTimeoutMs);
-  if (problem !== null) return { sha, ran: false, problem: `the baseline command ${problem}` };
-  return { sha, ran: true, output: `${run.stdout}\n${run.stderr}`, exitCode: run.exitCode };
+  if (problem !== null) return { sha, ...noted, ran: false, problem: `the baseline command ${problem}` };
+  return { sha, ...noted, ran: true, output: `${run.stdout}\n${run.stderr}`, exitCode: run.exitCode };
 }
 
 /**
@@ -118,6 +152,7 @@ export async function compareChangeImpact(
   if (!found.ok) return judged(true, [`${found.problem} (policy: ${policy})`]);
   const evidence = [
     `baseline at ${baseline.sha.slice(0, 12)}: ${found.baseline.length} failure line(s); now: ${found.current.length}; fixed: ${found.fixed.length}`,
+    ...(baseline.note === undefined ? [] : [`(baseline ${baseline.note})`]),
   ];
   if (found.added.length === 0) {
     const none =
