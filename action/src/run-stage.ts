@@ -6,9 +6,12 @@ import type { SignalInput } from "../../src/signal/signal-input.ts";
 import { resolveStageType } from "../../src/signal/resolve-stage-type.ts";
 import type { CheckContext } from "./checks/check-context.ts";
 import { decideStageOutcome, type StageVerdict } from "./checks/decide-stage-outcome.ts";
+import { checkCodeReview } from "./checks/check-code-review.ts";
+import { captureBaseline, compareChangeImpact } from "./checks/run-change-impact.ts";
 import { runBeforeStageChecks, runStageChecks } from "./checks/run-checks.ts";
 import { loadSessionCaps } from "./config/load-session-caps.ts";
 import { commitLeftovers } from "./git/commit-leftovers.ts";
+import { findForkPoint } from "./git/find-fork-point.ts";
 import { refuseUnisolated } from "./isolation/refuse-unisolated.ts";
 import { applyNetworkPolicy, recordNetwork } from "./sandbox/apply-network-policy.ts";
 import type { RepoConfigRead } from "./config/read-repo-config.ts";
@@ -113,6 +116,19 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     now: deps.now,
   };
   const beforeChecks = inputs.kind === "stage" ? await runBeforeStageChecks(stage, ctx) : [];
+  // Merge sessions bring the merge point's own changes: they are not the stage's to answer for.
+  const changeImpact = inputs.kind === "merge" ? undefined : plan.metadata.change_impact;
+  const forkPoint =
+    // Attempt 1 starts on the merge point itself; later attempts on the branch with earlier work.
+    inputs.attempt === 1 || changeImpact === undefined
+      ? undefined
+      : inputs.base === undefined
+        ? null
+        : await findForkPoint(deps.workspace, inputs.base);
+  const where = { head: startSha, ...(forkPoint === undefined ? {} : { forkPoint }) };
+  const baseline = await captureBaseline(changeImpact, stage, ctx, where, (paths) =>
+    deps.log("the baseline command's changes to the checkout were undone", { paths: paths.slice(0, 20) }),
+  );
   const conflictFiles = inputs.kind === "merge" ? await prepareMerge(inputs, deps) : undefined;
   const previous =
     inputs.kind === "recovery" && inputs.previous_run_id !== undefined
@@ -163,7 +179,17 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
   // A run cancelled after its session ended runs no checks either: GitHub kills the job soon.
   const cancelled = deps.signal?.aborted === true;
   const stopped = cancelled || (session.status !== "completed" && session.status !== "crashed");
-  const checks = stopped ? null : [...beforeChecks, ...(await runStageChecks(stage, ctx))];
+  const review =
+    stopped || inputs.kind === "merge"
+      ? []
+      : checkCodeReview(stage, session.reviewText ?? session.resultText, deps.knownSecrets);
+  const impact =
+    stopped || baseline === null || changeImpact === undefined
+      ? []
+      : [await compareChangeImpact(changeImpact, baseline, stage, ctx)];
+  const checks = stopped
+    ? null
+    : [...beforeChecks, ...(await runStageChecks(stage, ctx)), ...impact, ...review];
   const decided = decideStageOutcome({
     kind: inputs.kind,
     stageType: resolveStageType(stage),

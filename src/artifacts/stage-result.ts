@@ -34,6 +34,12 @@ export const CHECK_KINDS = [
   "before_stage",
   "after_stage",
   "setup",
+  /** One review dimension of `code_review`: did the session's final report address it. */
+  "code_review",
+  /** The plan's `change_impact`: failure lines the stage's changes added to the compare output. */
+  "change_impact",
+  /** A bug-fix stage's `regression_test` file: there, not empty, holding each `must_contain`. */
+  "regression_test",
 ] as const;
 export const CheckKind = z.enum(CHECK_KINDS);
 export type CheckKind = z.infer<typeof CheckKind>;
@@ -47,6 +53,11 @@ export const CheckResult = z.object({
   name: z.string().min(1).max(1024),
   command: z.string().max(4096).optional(),
   passed: z.boolean(),
+  /**
+   * Passed, with a finding the plan only asks to be warned about (`change_impact` with `policy:
+   * warn`, a review dimension left out under `require_all: false`); the output says what.
+   */
+  warned: z.boolean().optional(),
   exit_code: z.number().int().optional(),
   duration_ms: z.number().int().nonnegative(),
   /** The last part of stdout+stderr, or why the check failed; redacted. */

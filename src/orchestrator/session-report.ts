@@ -19,9 +19,14 @@ export type CheckSummary = {
   name: string;
   command?: string;
   passed: boolean;
+  /** Passed with a finding the plan only warns about (`change_impact` `policy: warn`, …). */
+  warned?: boolean;
   exitCode?: number;
   durationMs: number;
-  /** The end of the check's output (redacted by the action), only for a failed check. */
+  /**
+   * The end of the check's output (redacted by the action): for a failed or warned check, and a
+   * review dimension's findings.
+   */
   outputTail?: string;
   /** Files and lines of the repository a failed check's output names (annotations on the check run). */
   locations?: { path: string; line: number; column?: number }[];
@@ -72,6 +77,11 @@ function tail(text: string, max: number): string {
   return text.length <= max ? text : `…${text.slice(text.length - max + 1)}`;
 }
 
+/** Whether a person reads the check's output: it failed or warned, or it is a review's findings. */
+function showsOutput(check: StageResult["checks"][number]): boolean {
+  return !check.passed || check.warned === true || check.kind === "code_review";
+}
+
 /** A session's report from its `loom-result` (already redacted and bounded by the action; bounded again here). */
 export function toSessionReport(result: StageResult): SessionReport {
   return {
@@ -90,9 +100,10 @@ export function toSessionReport(result: StageResult): SessionReport {
       name: clip(check.name, REPORT_MAX_TEXT),
       ...(check.command === undefined ? {} : { command: clip(check.command, REPORT_MAX_TEXT) }),
       passed: check.passed,
+      ...(check.warned === true ? { warned: true } : {}),
       ...(check.exit_code === undefined ? {} : { exitCode: check.exit_code }),
       durationMs: check.duration_ms,
-      ...(check.passed || check.output_tail === ""
+      ...(!showsOutput(check) || check.output_tail === ""
         ? {}
         : { outputTail: tail(check.output_tail, REPORT_MAX_TAIL) }),
       ...(check.passed || !check.locations?.length

@@ -1,5 +1,6 @@
 import { computeLevels } from "../graph/compute-levels.ts";
 import { checkDependencies } from "./check-dependencies.ts";
+import { checkChangeImpact } from "./check-change-impact.ts";
 import { checkPlanWarnings } from "./check-plan-warnings.ts";
 import { checkReferenceRules } from "./check-reference-rules.ts";
 import { checkStageFields } from "./check-stage-fields.ts";
@@ -117,6 +118,7 @@ function checkLoom(
   checkStageIds(loom.entries, loom.declaredIds, at, report);
   const { graph, acyclic } = checkDependencies(loom.entries, loom.declaredIds, at, report);
   checkPlanWarnings(loom.entries, acyclic ? computeLevels(graph) : null, at, report);
+  checkChangeImpact(loom.settings?.change_impact, at, report);
 
   const stages = loom.entries.map(({ stage }) => stage);
   if (report.errors.length > 0 || !loom.settings) return finish(report, { id, name }, stages);

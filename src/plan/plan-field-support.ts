@@ -113,8 +113,20 @@ export const AUTO_MERGE = {
   ],
 } as const;
 
-const CHANGE_IMPACT_NOT_RUN =
-  "is not run yet: no baseline or compare command runs and no failure pattern is looked for; a stage passes or fails on its own checks";
+const CHANGE_IMPACT = [
+  "action/src/checks/run-change-impact.ts",
+  "src/stage/find-new-failures.ts",
+  "action/src/git/find-fork-point.ts",
+];
+const CHANGE_IMPACT_DOES: Record<string, string> = {
+  "": "each stage session (not a merge session) runs `baseline_command` before it starts and `compare_command` after it, from the stage's `working_dir`, as acceptance commands run; failure lines the compare output has and the baseline had not are the stage's impact, shown on its check run with the baseline's commit. The baseline is taken where the stage's branch left the merge point (a retry's or continue's checkout is switched there and back, so what earlier attempts broke counts; when that history was not fetched, on the attempt's start, and the check says so); what it changes in the checkout is undone before the session. A comparison that cannot be made (a command that cannot start or times out) is a warning, as the reference skips it",
+  ".baseline_command": "runs before the session; its output (stdout and stderr) is the baseline",
+  ".compare_command": "runs after the session (left out: `baseline_command` again)",
+  ".failure_patterns":
+    "regular expressions; an output line matching any is a failure line (left out: nothing is looked for, and the check says so)",
+  ".policy":
+    "`fail` (the default): a new failure line fails the stage, naming the pattern and the line; `warn`: the check passes with a warning and the lines; `skip`: nothing runs",
+};
 const ADJUDICATION_NOT_USED =
   "is not used yet: a session cannot dispute an acceptance criterion here, so no criterion is amended; a failed criterion fails the stage and a person retries or skips it";
 
@@ -172,8 +184,9 @@ export const PLAN_FIELDS: readonly FieldSupport[] = [
       path: `change_impact${key}`,
       origin: "reference",
       ...(key === "" || key === ".compare_command" ? { nullable: true as const } : {}),
-      support: "warned",
-      because: CHANGE_IMPACT_NOT_RUN,
+      support: "applied",
+      does: CHANGE_IMPACT_DOES[key] ?? "",
+      code: CHANGE_IMPACT,
     }),
   ),
   ...["", ".max_amendments_per_stage"].map((key): FieldSupport => ({

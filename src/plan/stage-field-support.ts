@@ -50,10 +50,12 @@ function listCommandCheckFields(list: string, when: string): FieldSupport[] {
   ];
 }
 
-const REGRESSION_NOT_CHECKED =
-  "is not checked yet: loom does not verify that the regression test file exists and contains each `must_contain` string; the stage passes on its other checks";
-const REVIEW_NOT_CHECKED =
-  "is not checked yet: the session is not asked to cover the review dimensions and loom does not check its report for them; the stage passes on its other checks";
+const REGRESSION = ["action/src/checks/check-files.ts", "src/signal/goal-backward-section.ts"];
+const REVIEW = [
+  "src/signal/review-section.ts",
+  "src/review/review-report.ts",
+  "action/src/checks/check-code-review.ts",
+];
 
 export const STAGE_FIELDS: readonly FieldSupport[] = [
   applied("id", "the stage's branch, check run and commands name it", ["src/plan/check-stage-ids.ts"]),
@@ -70,9 +72,10 @@ export const STAGE_FIELDS: readonly FieldSupport[] = [
   ),
   applied("acceptance", "each criterion runs after the session; one that fails fails the stage", CHECKS),
   ...listCommandCheckFields("acceptance", "after the session"),
-  warned(
+  applied(
     "setup",
-    "runs differently here: each command runs once, in its own shell, after the session and before the checks (a failure fails the stage); the reference runs them before every acceptance command (`setup && command`), so what they set in the shell (`source`, `export`, `cd`) does not reach the acceptance commands here",
+    "as in the reference, each acceptance command runs after the setup commands in one shell (`setup && command`: what they set with `cd`, `export` or `source` reaches it); they also run once on their own first, as a check that names the command that failed, and a failure fails the stage without running the acceptance commands. To prepare the runner before the session (install a toolchain), use the stage workflow's `setup` input",
+    [...CHECKS, "action/src/checks/build-setup-script.ts"],
   ),
   applied(
     "files",
@@ -143,16 +146,38 @@ export const STAGE_FIELDS: readonly FieldSupport[] = [
     RULES,
     { nullable: true },
   ),
-  warned("regression_test", REGRESSION_NOT_CHECKED, true),
-  warned("regression_test.file", REGRESSION_NOT_CHECKED),
-  warned("regression_test.must_contain", REGRESSION_NOT_CHECKED),
+  applied(
+    "regression_test",
+    "checked after the session like the other goal-backward checks, and listed to the session: the file must exist, hold content and contain each `must_contain` string; otherwise the stage fails, naming what is missing",
+    REGRESSION,
+    { nullable: true },
+  ),
+  applied("regression_test.file", "relative to `working_dir`; inside the checkout", REGRESSION),
+  applied(
+    "regression_test.must_contain",
+    "each string must appear in the file as written (not a pattern)",
+    REGRESSION,
+  ),
   applied("model", "the session's `--model`", SESSION, { nullable: true }),
   applied("reasoning_effort", "the session's `--effort` (models without effort levels ignore it)", SESSION, {
     nullable: true,
   }),
-  warned("code_review", REVIEW_NOT_CHECKED, true),
-  warned("code_review.dimensions", REVIEW_NOT_CHECKED),
-  warned("code_review.require_all", REVIEW_NOT_CHECKED),
+  applied(
+    "code_review",
+    "the session is asked to end its final message with a `## Code Review` report covering each dimension; loom reads it back and shows each dimension's findings on the check run (not asked of merge sessions)",
+    REVIEW,
+    { nullable: true },
+  ),
+  applied(
+    "code_review.dimensions",
+    "each is a check of its own: addressed with findings in the session's report, or not",
+    REVIEW,
+  ),
+  applied(
+    "code_review.require_all",
+    "`true` (the default): a dimension the report does not address fails the stage, naming it; `false`: it is shown as a warning",
+    REVIEW,
+  ),
   applied("ultracode", "`false` (the default): one session without Workflow orchestration", SESSION, {
     unless: {
       written: "true",

@@ -2,6 +2,7 @@ import type { Heartbeat } from "../artifacts/heartbeat.ts";
 import { describeCriterion } from "./describe-criterion.ts";
 import { fenceData } from "./fence-data.ts";
 import { renderGoalBackwardSection } from "./goal-backward-section.ts";
+import { renderReviewSection } from "./review-section.ts";
 import type { SignalInput } from "./signal-input.ts";
 
 function renderTarget(input: SignalInput): string {
@@ -104,7 +105,12 @@ export function renderAcceptance(input: SignalInput): string {
     acceptance.length === 0
       ? "- (none declared: the assignment itself is the criterion)"
       : acceptance.map(describeCriterion).join("\n");
-  return `## Acceptance Criteria\n\nloom runs these from \`${working_dir}\` after you stop:\n\n${items}\n`;
+  const setup = input.stage.setup;
+  const after =
+    setup.length === 0 || acceptance.length === 0
+      ? ""
+      : `, each in a shell that first runs the stage's setup (\`${setup.join(" && ")}\`)`;
+  return `## Acceptance Criteria\n\nloom runs these from \`${working_dir}\` after you stop${after}:\n\n${items}\n`;
 }
 
 function renderFiles(input: SignalInput): string {
@@ -124,6 +130,7 @@ export function renderDynamicSection(input: SignalInput): string {
     renderConflicts(input),
     renderAcceptance(input),
     renderGoalBackwardSection(input.stage),
+    input.kind === "merge" ? "" : renderReviewSection(input.stage),
     renderFiles(input),
   ]
     .filter((part) => part !== "")

@@ -8,6 +8,7 @@ export function hasGoalBackwardChecks(stage: Stage): boolean {
     stage.wiring.length > 0 ||
     stage.wiring_tests.length > 0 ||
     stage.dead_code_check !== undefined ||
+    stage.regression_test !== undefined ||
     stage.before_stage.length > 0 ||
     stage.after_stage.length > 0
   );
@@ -30,6 +31,11 @@ export function renderGoalBackwardSection(stage: Stage): string {
       "Wiring (these patterns must match in these files)",
       stage.wiring.map((w) => `- ${w.description ?? "wired in"}: \`${w.pattern}\` in \`${w.source}\``),
     ),
+    stage.regression_test === undefined
+      ? ""
+      : renderList("Regression Test (this stage fixes a bug: the test must exist and hold these)", [
+          `- \`${stage.regression_test.file}\` contains ${(stage.regression_test.must_contain ?? []).map((p) => JSON.stringify(p)).join(", ")}`,
+        ]),
     renderList(
       "Wiring Tests",
       stage.wiring_tests.map((t) => {

@@ -1,3 +1,4 @@
+import { listReviewDimensions } from "./review-section.ts";
 import { DEFAULT_CONTEXT_BUDGET_PERCENT, type SignalInput } from "./signal-input.ts";
 
 /** Lines of the description that read as tasks: list items and numbered steps. */
@@ -57,6 +58,10 @@ export function renderRecitationSection(input: SignalInput): string {
     input.learningsFile === undefined || input.kind === "merge"
       ? []
       : [`Before you stop, record what you learned in \`${input.learningsFile}\` (see Recording Learnings)`];
-  const tasks = [...immediateTasks(input), ...learnings].map((task, i) => `${i + 1}. ${task}`);
+  const review =
+    input.kind === "merge" || listReviewDimensions(input.stage).length === 0
+      ? []
+      : ["End your final message with the `## Code Review` report (see Review Dimensions)"];
+  const tasks = [...immediateTasks(input), ...learnings, ...review].map((task, i) => `${i + 1}. ${task}`);
   return `## Immediate Tasks\n\n${tasks.join("\n")}\n\n${renderContextWarning(input)}`;
 }

@@ -1,6 +1,7 @@
 import { renderAcceptance, renderInstructions } from "./dynamic-section.ts";
 import { renderGoalBackwardSection } from "./goal-backward-section.ts";
 import { renderRecitationSection } from "./recitation-section.ts";
+import { renderReviewSection } from "./review-section.ts";
 import type { SignalInput } from "./signal-input.ts";
 
 /**
@@ -21,6 +22,7 @@ export function buildResumePrompt(input: SignalInput): string {
     where,
     renderAcceptance(input),
     renderGoalBackwardSection(input.stage),
+    renderReviewSection(input.stage),
     renderRecitationSection(input),
   ]
     .filter((part) => part !== "")

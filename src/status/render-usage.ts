@@ -96,6 +96,10 @@ function fenceFor(text: string): string {
   return "`".repeat(Math.max(3, longest + 1));
 }
 
+function checkIcon(check: { passed: boolean; warned?: boolean }): string {
+  return !check.passed ? "❌" : check.warned === true ? "⚠️" : "✅";
+}
+
 /**
  * The checks of the stage's newest session that ran any: pass or fail, kind, the command, exit code
  * and time, and the redacted output tail of each failure.
@@ -105,23 +109,25 @@ export function renderStageChecks(stage: StageState, withOutput: boolean): strin
   if (!session?.report) return [];
   const { checks } = session.report;
   const failed = checks.filter((c) => !c.passed).length;
+  const warned = checks.filter((c) => c.passed && c.warned === true).length;
   const lines = [
-    `### Checks (attempt ${session.attempt}: ${checks.length - failed} passed, ${failed} failed)`,
+    `### Checks (attempt ${session.attempt}: ${checks.length - failed} passed, ${failed} failed${warned === 0 ? "" : `, ${warned} with warnings`})`,
     "",
     "| | Kind | Check | Exit | Took |",
     "|---|---|---|---|---|",
     ...checks.map(
       (c) =>
-        `| ${c.passed ? "✅" : "❌"} | ${c.kind} | ${escapeCell(c.command ?? c.name, 200)} | ${c.exitCode ?? "—"} | ${formatDuration(c.durationMs)} |`,
+        `| ${checkIcon(c)} | ${c.kind} | ${escapeCell(c.command ?? c.name, 200)} | ${c.exitCode ?? "—"} | ${formatDuration(c.durationMs)} |`,
     ),
   ];
   if (!withOutput) return lines;
   for (const check of checks) {
-    if (check.passed || check.outputTail === undefined) continue;
+    if (check.outputTail === undefined) continue;
     const fence = fenceFor(check.outputTail);
+    const what = check.kind === "code_review" ? `review: ${check.name}` : (check.command ?? check.name);
     lines.push(
       "",
-      `<details><summary>❌ ${escapeCell(check.command ?? check.name, 200)}</summary>`,
+      `<details><summary>${checkIcon(check)} ${escapeCell(what, 200)}</summary>`,
       "",
       `${fence}text`,
       check.outputTail.replaceAll("\r", ""),

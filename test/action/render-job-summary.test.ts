@@ -123,3 +123,22 @@ test("the job summary lists what the network sandbox allowed and every host it b
   });
   assert.match(advisory, /⚠️ \*\*Network sandbox not enforced\*\* \(not enforced: no iptables\)/);
 });
+
+test("the job summary shows a check passed with a warning as ⚠️, with its output", () => {
+  const md = renderJobSummary({
+    ...result,
+    checks: [
+      {
+        kind: "change_impact",
+        name: "npm test",
+        command: "npm test",
+        passed: true,
+        warned: true,
+        duration_ms: 2000,
+        output_tail: "1 new failure line(s) since the baseline (policy: warn)",
+      },
+    ],
+  });
+  assert.match(md, /\| ⚠️ \| npm test \| change_impact \| 2\.0 s \|/);
+  assert.match(md, /<details><summary>⚠️ npm test<\/summary>\n\n```text\n1 new failure line\(s\)/);
+});

@@ -144,6 +144,7 @@ export async function finishedSession(
     lastHeartbeat: null,
     permissionDenials: [],
     resultText: "done",
+    reviewText: null,
     transcriptPath: o.transcriptPath,
     deviations: [],
     durationMs: 1000,

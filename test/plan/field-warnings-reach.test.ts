@@ -47,7 +47,7 @@ describe("warnings about fields loom does not honour reach the author", () => {
         ...(stage ? { stage } : {}),
       })),
     );
-    assert.ok(warnings.some((w) => w.stage === "integration-verify" && w.message.includes("`code_review`")));
-    assert.ok(warnings.some((w) => w.stage === undefined && w.message.startsWith("`loom.change_impact`")));
+    assert.ok(warnings.some((w) => w.stage === "fix-parser" && w.message.includes("`sandbox`")));
+    assert.ok(warnings.some((w) => w.stage === undefined && w.message.startsWith("`loom.adjudication`")));
   });
 });

@@ -173,3 +173,69 @@ test("a session's report keeps the end of a long failing output and no output of
     durationMs: 1000,
   });
 });
+
+test("a warned check shows ⚠️ with its output, and a review dimension's findings show though it passed", () => {
+  const base: StageResult = {
+    version: 1,
+    plan_id: "PLAN-demo",
+    stage_id: "a",
+    attempt: 1,
+    kind: "stage",
+    outcome: "completed",
+    reason: "all pass",
+    checks: [
+      {
+        kind: "code_review",
+        name: "security",
+        passed: true,
+        duration_ms: 0,
+        output_tail: "No shell reached.",
+      },
+      {
+        kind: "change_impact",
+        name: "npm test",
+        command: "npm test",
+        passed: true,
+        warned: true,
+        exit_code: 1,
+        duration_ms: 5,
+        output_tail: '1 new failure line(s) since the baseline (policy: warn), first matching "FAIL": FAIL x',
+      },
+      { kind: "acceptance", name: "ok", command: "true", passed: true, duration_ms: 5, output_tail: "fine" },
+    ],
+    commits: [],
+    head_sha: "a".repeat(40),
+    turns: 2,
+    tokens: { input: 10, output: 20, cache_read: 30, cache_creation: 40 },
+    cost_usd: 0.02,
+    duration_ms: 1000,
+    context_percent: 5,
+    deviations: [],
+    permission_denials: [],
+  };
+  const { checks } = toSessionReport(base);
+  assert.deepEqual(
+    checks.map((c) => [c.kind, c.warned ?? false, c.outputTail ?? null]),
+    [
+      ["code_review", false, "No shell reached."],
+      ["change_impact", true, base.checks[1]?.output_tail],
+      ["acceptance", false, null],
+    ],
+  );
+  const state = makeDiamond({
+    a: {
+      status: "completed",
+      merged: true,
+      attempt: 1,
+      sessions: [makeSession({ status: "completed", report: report({ checks }) })],
+    },
+  });
+  const summary = renderStageCheckRun(state, "a").summary;
+  assert.match(summary, /### Checks \(attempt 1: 3 passed, 0 failed, 1 with warnings\)/);
+  assert.match(summary, /\| ⚠️ \| change_impact \| npm test \| 1 \|/);
+  assert.match(
+    summary,
+    /<details><summary>✅ review: security<\/summary>\n\n```text\nNo shell reached\.\n```/,
+  );
+  assert.match(summary, /<details><summary>⚠️ npm test<\/summary>/);
+});

@@ -2,7 +2,7 @@ import { glob, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import type { CheckResult } from "../../../src/artifacts/stage-result.ts";
 import { compileWiringPattern } from "../../../src/plan/compile-wiring-pattern.ts";
-import type { WiringCheck } from "../../../src/plan/plan.ts";
+import type { RegressionTest, WiringCheck } from "../../../src/plan/plan.ts";
 import { resolveInside, type CheckContext } from "./check-context.ts";
 import { findStub } from "./find-stub.ts";
 import { tailOutput } from "./tail-output.ts";
@@ -109,4 +109,34 @@ export async function checkWiring(wiring: WiringCheck, dir: string, ctx: CheckCo
   }
   const where = readable === 0 ? `${wiring.source} does not exist` : `no match in ${wiring.source}`;
   return result("wiring", name, false, `pattern /${wiring.pattern}/: ${where}`, ctx, started);
+}
+
+/**
+ * A bug-fix stage's regression test, as the reference verifies it: the file (relative to
+ * `working_dir`) exists, is not empty, and contains each `must_contain` string as written.
+ */
+export async function checkRegressionTest(
+  test: RegressionTest,
+  dir: string,
+  ctx: CheckContext,
+): Promise<CheckResult> {
+  const started = ctx.now();
+  const done = (passed: boolean, detail: string): CheckResult =>
+    result("regression_test", test.file, passed, detail, ctx, started);
+  const file = resolveInside(ctx.workspace, dir, test.file);
+  if (file === null) return done(false, `regression test file ${test.file} leaves the checkout`);
+  const read = await readText(file);
+  if (!read.ok) return done(false, `regression test file missing: ${test.file} ${read.why}`);
+  if (read.text.trim() === "") return done(false, `regression test file is empty: ${test.file}`);
+  const missing = (test.must_contain ?? []).filter((pattern) => !read.text.includes(pattern));
+  if (missing.length > 0)
+    return done(
+      false,
+      `regression test file ${test.file} is missing ${missing.length} required pattern(s): ${missing.map((p) => JSON.stringify(p)).join(", ")}`,
+    );
+  const count = test.must_contain?.length ?? 0;
+  return done(
+    true,
+    `${test.file} exists and contains ${count === 1 ? "its required pattern" : `all ${count} required patterns`}`,
+  );
 }

@@ -38,6 +38,20 @@ function withDenials(reason: string, denials: readonly string[]): string {
   return denials.length === 0 ? reason : `${reason}; ${plural(denials.length, "tool use")} refused`;
 }
 
+/** Checks whose own output says best why they failed (the command or path alone does not). */
+const SAYS_WHY: ReadonlySet<CheckResult["kind"]> = new Set([
+  "code_review",
+  "change_impact",
+  "regression_test",
+]);
+
+function describeFailure(check: CheckResult | undefined): string {
+  if (check === undefined) return "";
+  const why = check.output_tail.split("\n")[0]?.trim() ?? "";
+  if (!SAYS_WHY.has(check.kind) || why === "") return `${check.kind} ${check.name}`;
+  return `${check.kind}: ${why.length <= 400 ? why : `${why.slice(0, 399)}…`}`;
+}
+
 /** Whether a session that made no commits may still count as done. */
 function mayCompleteWithoutCommits(e: StageEvidence, checks: readonly CheckResult[]): boolean {
   if (checks.length === 0) return false; // nothing happened and nothing was verified
@@ -79,7 +93,7 @@ export function decideStageOutcome(e: StageEvidence): StageVerdict {
   }
   if (failed.length > 0) {
     const first = failed[0];
-    const reason = `${failed.length} of ${plural(checks.length, "check")} failed, first: ${first?.kind} ${first?.name}`;
+    const reason = `${failed.length} of ${plural(checks.length, "check")} failed, first: ${describeFailure(first)}`;
     return { outcome: "completed-with-failures", reason: withDenials(reason, e.permissionDenials) };
   }
   if (commits === 0) {

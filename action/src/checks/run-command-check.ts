@@ -11,6 +11,8 @@ export type CommandCheck = {
   kind: CheckKind;
   name: string;
   command: string;
+  /** The command as the check run shows it, when `command` wraps it (the stage's setup first). */
+  shown?: string;
   cwd: string;
   criteria: SuccessCriteria;
   timeoutMs?: number;
@@ -35,7 +37,7 @@ export async function runCommandCheck(check: CommandCheck, ctx: CheckContext): P
   const result: CheckResult = {
     kind: check.kind,
     name: clip(check.name, 1024),
-    command: clip(check.command, 4096),
+    command: clip(check.shown ?? check.command, 4096),
     passed: evaluation.passed,
     duration_ms: Math.max(0, Math.round(run.durationMs)),
     output_tail: tailOutput(

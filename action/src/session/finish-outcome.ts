@@ -37,6 +37,7 @@ export function finishOutcome(input: FinishInput): SessionOutcome {
     lastHeartbeat: input.lastHeartbeat,
     permissionDenials: o.result?.permission_denials ?? [],
     resultText: o.result?.result ?? null,
+    reviewText: o.reviewText,
     transcriptPath: options.transcriptPath,
     deviations: o.deviations,
     durationMs: now().getTime() - input.started,

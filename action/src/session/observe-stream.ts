@@ -1,5 +1,6 @@
 import type { TokenUsage } from "../../../src/artifacts/stage-result.ts";
 import { describeToolUse, FILE_WRITING_TOOLS, findToolPath } from "../../../src/artifacts/hook-input.ts";
+import { hasReviewReport } from "../../../src/review/review-report.ts";
 import { findDeviations } from "./find-deviations.ts";
 import type { MessageUsage, PermissionDenial, ResultLine, StreamEvent } from "./stream-message.ts";
 
@@ -25,6 +26,11 @@ export type StreamObservation = {
   recentActivity: string[];
   filesTouched: string[];
   lastText: string;
+  /**
+   * The newest main-conversation text (or result) holding a `## Code Review` report: the report
+   * may come before the last message (a Stop hook can ask for one more turn).
+   */
+  reviewText: string | null;
   deviations: string[];
   invalidLines: number;
   result: ResultLine | null;
@@ -47,6 +53,7 @@ export const EMPTY_OBSERVATION: StreamObservation = {
   recentActivity: [],
   filesTouched: [],
   lastText: "",
+  reviewText: null,
   deviations: [],
   invalidLines: 0,
   result: null,
@@ -101,6 +108,7 @@ function observeAssistant(
       next = {
         ...next,
         lastText: main ? block.text : next.lastText,
+        reviewText: main && hasReviewReport(block.text) ? block.text : next.reviewText,
         deviations: found.length === 0 ? next.deviations : [...new Set([...next.deviations, ...found])],
       };
     } else if (block.type === "tool_use" && "name" in block && typeof block.name === "string") {
@@ -142,6 +150,7 @@ export function observeStream(o: StreamObservation, event: StreamEvent): StreamO
         ...o,
         sessionId: o.sessionId || (line.session_id ?? ""),
         result: line,
+        ...(line.result !== undefined && hasReviewReport(line.result) ? { reviewText: line.result } : {}),
         contextWindow: windows.length === 0 ? o.contextWindow : Math.max(...windows),
         deviations: [...new Set([...o.deviations, ...found])],
         ...(line.usage === undefined

@@ -35,6 +35,8 @@ type OutcomeBase = {
   permissionDenials: PermissionDenial[];
   /** The result message's text (the model's final answer), when there was one. */
   resultText: string | null;
+  /** The newest message holding a `## Code Review` report (see `StreamObservation.reviewText`). */
+  reviewText: string | null;
   /** Raw stream-json lines, one per line. */
   transcriptPath: string;
   /** `[DEVIATION Rule N: …]` markers from assistant text and the result. */

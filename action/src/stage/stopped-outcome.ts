@@ -21,6 +21,7 @@ export function stoppedOutcome(
     lastHeartbeat: null,
     permissionDenials: [],
     resultText: null,
+    reviewText: null,
     transcriptPath,
     deviations: [],
     durationMs: 0,

@@ -56,12 +56,15 @@ export function renderJobSummary(result: StageResult): string {
     lines.push("| | check | kind | time |", "|---|---|---|---|");
     for (const c of result.checks)
       lines.push(
-        `| ${c.passed ? "✅" : "❌"} | ${cell(c.name)} | ${c.kind} | ${(c.duration_ms / 1000).toFixed(1)} s |`,
+        `| ${!c.passed ? "❌" : c.warned === true ? "⚠️" : "✅"} | ${cell(c.name)} | ${c.kind} | ${(c.duration_ms / 1000).toFixed(1)} s |`,
       );
     lines.push("");
   } else lines.push("_No checks declared._", "");
-  for (const c of result.checks.filter((check) => !check.passed).slice(0, 10))
-    lines.push(`<details><summary>❌ ${cell(c.name)}</summary>\n\n${fence(c.output_tail)}\n\n</details>`, "");
+  for (const c of result.checks.filter((check) => !check.passed || check.warned === true).slice(0, 10))
+    lines.push(
+      `<details><summary>${c.passed ? "⚠️" : "❌"} ${cell(c.name)}</summary>\n\n${fence(c.output_tail)}\n\n</details>`,
+      "",
+    );
   lines.push(result.commits.length === 0 ? "_No commits._" : "### Commits", "");
   for (const commit of result.commits.slice(0, 100))
     lines.push(`- \`${commit.sha.slice(0, 12)}\` ${cell(commit.subject)}`);
