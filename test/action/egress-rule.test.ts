@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import http from "node:http";
 import { test } from "node:test";
 import { runHostCommand } from "../../action/src/isolation/run-host-command.ts";
@@ -9,19 +9,9 @@ import {
   removeEgressRule,
 } from "../../action/src/sandbox/egress-rule.ts";
 import { startEgressProxy } from "../../action/src/sandbox/start-egress-proxy.ts";
+import { egressRuleSkip } from "../support/egress-rule-skip.ts";
 
-/** Why this machine cannot run the test (it needs root and iptables), or null. */
-function cannotRun(): string | null {
-  if (process.getuid?.() !== 0) return "needs root to install iptables rules";
-  try {
-    execFileSync("iptables", ["-w", "10", "-S", "OUTPUT"], { stdio: "ignore" });
-    execFileSync("ip6tables", ["-w", "10", "-S", "OUTPUT"], { stdio: "ignore" });
-    return null;
-  } catch {
-    return "needs iptables and ip6tables (Debian: apt-get install iptables)";
-  }
-}
-const skip = cannotRun();
+const skip = egressRuleSkip("egress-rule.test.ts");
 
 /** curl as `uid` (no passwd entry needed: the rule matches the number); exit code and stderr. */
 function curlAs(uid: number, args: string[]): Promise<{ code: number; err: string }> {
@@ -42,7 +32,7 @@ const rules = async (): Promise<string> =>
 
 test(
   "the egress rule sends only the session user's traffic through the proxy and is gone after removal",
-  { skip: skip ?? false },
+  { skip },
   async () => {
     // A uid no account has: the rule can match nothing else on this machine.
     const uid = 61_000 + Math.floor(Math.random() * 3000);
@@ -93,20 +83,16 @@ test(
   },
 );
 
-test(
-  "a rule that cannot be installed leaves nothing behind and says why",
-  { skip: skip ?? false },
-  async () => {
-    const uid = 64_100 + Math.floor(Math.random() * 500);
-    const rule = { chain: egressChainName(`loom-t${uid}`), uid };
-    const problem = await installEgressRule(runHostCommand, {
-      ...rule,
-      proxyPort: 1,
-      direct: [{ address: "not-an-address", port: 80 }],
-      loopback: false,
-    });
-    assert.match(problem ?? "", /^iptables .*not-an-address/);
-    const left = await rules();
-    assert.ok(!left.includes(rule.chain), left);
-  },
-);
+test("a rule that cannot be installed leaves nothing behind and says why", { skip }, async () => {
+  const uid = 64_100 + Math.floor(Math.random() * 500);
+  const rule = { chain: egressChainName(`loom-t${uid}`), uid };
+  const problem = await installEgressRule(runHostCommand, {
+    ...rule,
+    proxyPort: 1,
+    direct: [{ address: "not-an-address", port: 80 }],
+    loopback: false,
+  });
+  assert.match(problem ?? "", /^iptables .*not-an-address/);
+  const left = await rules();
+  assert.ok(!left.includes(rule.chain), left);
+});

@@ -6,18 +6,11 @@ import type { FakeTurn } from "../support/fake-model-server.ts";
 import type { PullRecord } from "./e2e-requests.ts";
 import { startE2E, type E2E } from "./harness.ts";
 import { planText, scriptStages } from "./model-script.ts";
+import { egressRuleSkip } from "../support/egress-rule-skip.ts";
 
 const PLAN_PATH = "doc/plans/PLAN-net.md";
 
-/** Why this machine cannot run it (the action must be root with iptables), or null. */
-function cannotRun(): string | null {
-  if (process.getuid?.() !== 0) return "needs root (the action creates the session user and its egress rule)";
-  for (const program of ["iptables", "ip6tables"])
-    if (spawnSync(program, ["-w", "10", "-S", "OUTPUT"]).status !== 0)
-      return `needs ${program} (Debian: apt-get install iptables)`;
-  return null;
-}
-const skip = cannotRun();
+const skip = egressRuleSkip("network-sandbox.test.ts");
 
 /** loom's egress chains on this machine now. */
 const listChains = (): string[] =>
@@ -37,7 +30,7 @@ const listChains = (): string[] =>
  */
 describe(
   "a stage in a network sandbox reaches only its allowlist, and its check run names what was blocked",
-  { timeout: 200_000, skip: skip ?? false },
+  { timeout: 200_000, skip },
   () => {
     let e2e: E2E;
     let pull: PullRecord;

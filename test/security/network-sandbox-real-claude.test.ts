@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import http from "node:http";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -16,18 +16,11 @@ import { runSession } from "../../action/src/session/run-session.ts";
 import { planText } from "../action/run-stage-fixture.ts";
 import { startFakeModelServer, type FakeTurn } from "../support/fake-model-server.ts";
 import { CLAUDE_PATH, createSandbox, HOOKS_DIR } from "../support/fake-model-sandbox.ts";
+import { egressRuleSkip } from "../support/egress-rule-skip.ts";
 
 const PLAN_PATH = "doc/plans/PLAN-demo.md";
 
-/** Why this machine cannot hold a session to the network rule (needs root and iptables), or null. */
-function cannotRun(): string | null {
-  if (process.getuid?.() !== 0) return "needs root (the action creates the session user and its egress rule)";
-  for (const program of ["iptables", "ip6tables"])
-    if (spawnSync(program, ["-w", "10", "-S", "OUTPUT"]).status !== 0)
-      return `needs ${program} (Debian: apt-get install iptables)`;
-  return null;
-}
-const skip = cannotRun();
+const skip = egressRuleSkip("network-sandbox-real-claude.test.ts");
 
 const rules = (): string =>
   ["iptables", "ip6tables"]
@@ -36,7 +29,7 @@ const rules = (): string =>
 
 test(
   "with the real Claude Code in a network sandbox: an allowed host answers, a host outside the allowlist is refused and named in loom-result, and no rule is left",
-  { timeout: 150_000, skip: skip ?? false },
+  { timeout: 150_000, skip },
   async (t) => {
     const box = createSandbox();
     t.after(() => box.cleanup());

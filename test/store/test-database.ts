@@ -84,7 +84,7 @@ async function probePostgres(): Promise<unknown> {
  * skipped PostgreSQL or Redis tests.
  */
 export function isServiceRequired(
-  name: "POSTGRES" | "REDIS" | "COMPOSE",
+  name: "POSTGRES" | "REDIS" | "COMPOSE" | "SANDBOX",
   env: NodeJS.ProcessEnv = process.env,
 ): boolean {
   return (
