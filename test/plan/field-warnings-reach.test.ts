@@ -47,7 +47,7 @@ describe("warnings about fields loom does not honour reach the author", () => {
         ...(stage ? { stage } : {}),
       })),
     );
-    assert.ok(warnings.some((w) => w.stage === "fix-parser" && w.message.includes("`sandbox`")));
+    assert.ok(warnings.some((w) => w.stage === "fix-parser" && w.message.includes("`sandbox.filesystem`")));
     assert.ok(warnings.some((w) => w.stage === undefined && w.message.startsWith("`loom.adjudication`")));
   });
 });
