@@ -11,6 +11,7 @@ import { abortOnSignals } from "./abort-on-signals.ts";
 import { readRepoConfig } from "./config/read-repo-config.ts";
 import { createGitHubClient } from "./github/create-github-client.ts";
 import { readContinueRecord } from "./github/read-continue-record.ts";
+import { readAmendRecord } from "./github/read-amend-record.ts";
 import { createSessionSandbox, disposeSessionSandbox } from "./isolation/create-session-sandbox.ts";
 import { describeIsolation } from "./isolation/session-isolation.ts";
 import { createArtifactDeps } from "./publish/create-artifact-deps.ts";
@@ -181,6 +182,8 @@ async function runModeUntilCancelled(env: Env, signal: AbortSignal): Promise<voi
       ),
     readContinueRecord: () =>
       readContinueRecord({ github, owner, repo, branch: inputs.branch, key: inputs.key ?? "" }),
+    readAmendRecord: () =>
+      readAmendRecord({ github, owner, repo, branch: inputs.branch, key: inputs.key ?? "" }),
     writeSummary: async (markdown) => {
       await core.summary.addRaw(markdown).write();
     },

@@ -18,6 +18,8 @@ import { readRepoLearnings } from "./knowledge/read-repo-learnings.ts";
 import type { RunStageInputs } from "./run-stage-inputs.ts";
 import { describePermissionDenial } from "./session/observe-stream.ts";
 import { finishStage } from "./stage/finish-stage.ts";
+import { readDispute } from "./adjudication/read-dispute.ts";
+import { runCheckOnly } from "./adjudication/run-check-only.ts";
 import { loadContinue } from "./stage/load-continue.ts";
 import { startSession } from "./stage/start-session.ts";
 import { loadStage } from "./stage/load-stage.ts";
@@ -87,6 +89,7 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     defaultTimeoutMs: inputs.check_timeout_minutes * 60_000,
     now: deps.now,
   };
+  if (inputs.kind === "check") return runCheckOnly(inputs, deps, stage, ctx, { started, startSha });
   const beforeChecks = inputs.kind === "stage" ? await runBeforeStageChecks(stage, ctx) : [];
   const conflictFiles = inputs.kind === "merge" ? await prepareMerge(inputs, deps) : undefined;
   const previous =
@@ -96,6 +99,9 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
   // Read before the session: the session cannot change what its learnings are checked against.
   const repoLearnings = await readRepoLearnings(deps.workspace);
   const learningsFile = inputs.kind === "merge" ? undefined : await prepareLearningsFile(deps.tempDir);
+  // Beside the learnings file (a folder the session user may write, emptied above).
+  const disputeFile =
+    learningsFile === undefined ? undefined : path.join(path.dirname(learningsFile), "dispute.json");
   const stats = summarizeLearningUses(await readLearningUses(deps.workspace, "HEAD"));
   const { knowledge, given } = await readKnowledge(
     deps.workspace,
@@ -118,6 +124,7 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     ...(continued?.ok === true ? { instructions: continued.instructions } : {}),
     knowledge,
     ...optional("learningsFile", learningsFile),
+    ...optional("disputeFile", disputeFile),
   };
   const run = await startSession(
     inputs,
@@ -168,6 +175,16 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
       accepted: learnings.accepted.length,
       rejected: learnings.rejected.length,
     });
+  const disputed =
+    disputeFile === undefined || checks === null || decided.outcome !== "completed-with-failures"
+      ? null
+      : await readDispute(disputeFile, stage.acceptance, checks, deps.knownSecrets);
+  if (disputed?.kind === "ignored") deps.log("dispute not taken", { why: disputed.why });
+  if (disputed?.kind === "disputed")
+    deps.log("criterion disputed", {
+      criterion: disputed.dispute.criterion_index + 1,
+      reason: disputed.dispute.reason,
+    });
   const verdict: StageVerdict =
     cancelled && decided.outcome !== "cancelled"
       ? { outcome: "cancelled", reason: `the run was cancelled after the session ended (${session.reason})` }
@@ -182,6 +199,7 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     learnings,
     learningsGiven: given,
     ...optional("continued", run.continued),
+    ...(disputed?.kind === "disputed" && !cancelled ? { dispute: disputed.dispute } : {}),
   });
 }
 

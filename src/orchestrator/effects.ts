@@ -42,6 +42,15 @@ export type Effect =
        * it dispatches; the dispatch inputs stay what every caller workflow declares.
        */
       continuation?: { instructions: string; by: string; fromAttempt: number };
+      /**
+       * For a `check` run: the stage's amended criteria (0-based index, command, who) and the
+       * commit they are checked on, which the app records where the run job reads them (see
+       * `app/github/record-amendment.ts`) before it dispatches.
+       */
+      amendment?: {
+        checkedSha: string;
+        amendments: { criterionIndex: number; command: string; by: string }[];
+      };
     }
   | { type: "cancelRun"; key: string; stageId: string; runId: number }
   | {

@@ -39,6 +39,8 @@ export type SessionReport = {
   learningsGiven?: { id: string; summary: string }[];
   /** A continue session: resumed Claude Code's session, or a handoff prompt and why. */
   continued?: { mode: "resumed" | "handoff"; fromRunId: number; reason?: string };
+  /** The acceptance criterion the session disputed (0-based index, its command) and why (absent: none). */
+  dispute?: { criterionIndex: number; criterion: string; reason: string };
 };
 
 /** Bounds that keep a plan's stored state small however chatty a session was. */
@@ -97,6 +99,15 @@ export function toSessionReport(result: StageResult): SessionReport {
             ...(result.continued.reason === undefined
               ? {}
               : { reason: clip(result.continued.reason, REPORT_MAX_TEXT) }),
+          },
+        }),
+    ...(result.dispute === undefined
+      ? {}
+      : {
+          dispute: {
+            criterionIndex: result.dispute.criterion_index,
+            criterion: clip(result.dispute.criterion, REPORT_MAX_TEXT * 2),
+            reason: clip(result.dispute.reason, REPORT_MAX_TEXT),
           },
         }),
     ...(result.learnings_given === undefined || result.learnings_given.length === 0

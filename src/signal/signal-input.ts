@@ -62,6 +62,11 @@ export type SignalInput = {
    * per line; left out for sessions that record none (merge sessions, `loom prompt`).
    */
   learningsFile?: string;
+  /**
+   * The file (outside the checkout) where the session may dispute one of its acceptance criteria
+   * (`DisputeRequest`); left out for sessions that dispute none (merge sessions, `loom prompt`).
+   */
+  disputeFile?: string;
 };
 
 /** The context share at which the action stops a session with a handoff, unless the stage says otherwise. */

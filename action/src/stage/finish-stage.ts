@@ -10,6 +10,7 @@ import {
   type SessionIsolationRecord,
 } from "../../../src/artifacts/stage-result.ts";
 import { redactSecrets } from "../../../src/redact/redact-secrets.ts";
+import type { StageDispute } from "../../../src/artifacts/dispute-request.ts";
 import type { StageVerdict } from "../checks/decide-stage-outcome.ts";
 import { readHead } from "../git/list-commits.ts";
 import type { LearningRef } from "../../../src/knowledge/learning.ts";
@@ -37,6 +38,8 @@ export type FinishStage = {
   learningsGiven?: LearningRef[];
   /** A continue session: whether it resumed the earlier session or got a handoff prompt. */
   continued?: ContinuedFrom;
+  /** The acceptance criterion the session disputed (it failed), with its reason (redacted). */
+  dispute?: StageDispute;
 };
 
 /** The sandbox the action ran the session in, as `loom-result` records it. */
@@ -93,6 +96,16 @@ export async function finishStage(
     ),
     ...optional("learnings", f.learnings ?? undefined),
     ...optional("isolation", recordIsolation(deps, redact)),
+    ...optional(
+      "dispute",
+      f.dispute === undefined
+        ? undefined
+        : {
+            ...f.dispute,
+            criterion: redact(f.dispute.criterion).slice(0, 1024),
+            reason: redact(f.dispute.reason).slice(0, 500),
+          },
+    ),
     ...optional(
       "continued",
       f.continued === undefined
