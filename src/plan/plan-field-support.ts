@@ -50,8 +50,15 @@ export const AUTO_MERGE = {
 
 const CHANGE_IMPACT_NOT_RUN =
   "is not run yet: no baseline or compare command runs and no failure pattern is looked for; a stage passes or fails on its own checks";
-const ADJUDICATION_NOT_USED =
-  "is not used yet: a session cannot dispute an acceptance criterion here, so no criterion is amended; a failed criterion fails the stage and a person retries or skips it";
+const ADJUDICATION = {
+  does: "a session may dispute an acceptance criterion (its `dispute.json`, the reference's `dispute-criteria`); when that criterion fails, the stage waits for a person, who amends it for this run (`/loom amend <stage> <n> <command>`: the checks run again on the disputed commit, no model; the plan file is unchanged) or rejects the dispute (`/loom reject <stage>`); `max_amendments_per_stage` caps the amendments per stage (the reference's default, 3, when left out)",
+  code: [
+    "app/engine/build-plan-spec.ts",
+    "src/orchestrator/adjudicate.ts",
+    "action/src/adjudication/read-dispute.ts",
+    "action/src/adjudication/run-check-only.ts",
+  ],
+} as const;
 
 const SESSION_CAPS = ["src/config/resolve-session-caps.ts", "action/src/session/claude-args.ts"];
 const PUBLISH_POLICY = [
@@ -111,13 +118,14 @@ export const PLAN_FIELDS: readonly FieldSupport[] = [
       because: CHANGE_IMPACT_NOT_RUN,
     }),
   ),
-  ...["", ".max_amendments_per_stage"].map((key): FieldSupport => ({
-    path: `adjudication${key}`,
+  { path: "adjudication", origin: "reference", nullable: true, support: "applied", ...ADJUDICATION },
+  {
+    path: "adjudication.max_amendments_per_stage",
     origin: "reference",
-    ...(key === "" ? { nullable: true as const } : {}),
-    support: "warned",
-    because: ADJUDICATION_NOT_USED,
-  })),
+    support: "applied",
+    does: "how many `/loom amend` one stage takes in this run of the plan (3, the reference's default, when left out; 0: disputes can only be rejected); past it, `/loom amend` is refused with the reason",
+    code: ["app/engine/build-plan-spec.ts", "src/orchestrator/adjudicate.ts"],
+  },
   {
     path: "max_budget_usd",
     origin: "loom",
