@@ -84,7 +84,8 @@ export type Effect =
   | { type: "reply"; key: string; source: CommandSource; reaction: "+1" | "-1" | "eyes"; body: string | null }
   | { type: "setTimer"; key: string; at: number }
   /** `continueRecord`: the stage was continued; its `/loom continue` record ref goes too. */
-  | { type: "deleteBranch"; key: string; branch: string; continueRecord?: true }
+  /** `amendRecord`: a person amended its criteria; its `/loom amend` record ref goes too. */
+  | { type: "deleteBranch"; key: string; branch: string; continueRecord?: true; amendRecord?: true }
   /**
    * Renames the plan file on the pull request's branch to `<prefix>PLAN-….md` in one commit on the
    * head loom knows (the reference CLI's lifecycle names): `IN_PROGRESS-` once a stage started,
