@@ -84,3 +84,19 @@ test("a continue session's summary says whether it resumed the earlier session, 
     /Continued \(`\/loom continue`\) from run 41 with a handoff prompt: run 41 left no loom-session\./,
   );
 });
+
+test("the job summary names a disputed criterion with the session's reason, and says a check run ran no session", () => {
+  const disputed = renderJobSummary({
+    ...result,
+    outcome: "completed-with-failures",
+    dispute: { criterion_index: 1, criterion: "./lint `x`", reason: "no such tool | here" },
+  });
+  assert.match(
+    disputed,
+    /The session disputes acceptance criterion 2\*\* \(`\.\/lint 'x'`\): no such tool \\\| here\. The stage waits for a person/,
+  );
+  assert.match(
+    renderJobSummary({ ...result, kind: "check" }),
+    /A check run \(`\/loom amend`\): no session ran/,
+  );
+});
