@@ -2,9 +2,14 @@ import { isWaitingForAdjudication } from "../orchestrator/is-waiting-for-adjudic
 import type { PlanState, StageState } from "../orchestrator/state.ts";
 import { escapeCell } from "./format-status.ts";
 
-/** `` `text` `` as a cell-safe inline code span. */
+/**
+ * `` `text` `` as an inline code span on one line: the session's and a person's words render as
+ * text, never as markdown, links or mentions (GitHub reads nothing inside a code span, so nothing
+ * but backticks and line breaks needs escaping there; these lines are list items, not table cells).
+ */
 function code(text: string, max = 300): string {
-  return `\`${escapeCell(text.replace(/`/g, "'"), max)}\``;
+  const line = text.replace(/\s+/g, " ").trim().replaceAll("`", "'");
+  return `\`${line.length > max ? `${line.slice(0, max - 1)}…` : line}\``;
 }
 
 /**
@@ -20,7 +25,7 @@ export function renderDisputeFact(stage: StageState): string | null {
   const at = stage.checkedSha ? ` (its checks ran on \`${stage.checkedSha.slice(0, 7)}\`)` : "";
   return (
     `**The session disputes acceptance criterion ${n}** ${code(dispute.criterion)}${at}: ` +
-    `"${escapeCell(dispute.reason, 500)}". Someone with write access decides: ` +
+    `the session's reason: ${code(dispute.reason, 500)}. Someone with write access decides: ` +
     `\`/loom amend ${id} ${n} <command>\` makes the criterion that command for this run (the plan file ` +
     `is not changed) and runs the checks of that commit again, without a model; \`/loom reject ${id}\` ` +
     `(or the Reject button) keeps the criterion and blocks the stage; \`/loom retry ${id}\` runs it again. ` +
@@ -64,7 +69,8 @@ export function renderDisputes(state: PlanState): string[] {
       ...waiting.map((stage) => {
         const id = escapeCell(stage.id, 128);
         const n = (stage.dispute?.criterionIndex ?? 0) + 1;
-        return `- ${code(stage.id, 128)}: criterion ${n} ${code(stage.dispute?.criterion ?? "")} disputed; \`/loom amend ${id} ${n} <command>\` or \`/loom reject ${id}\``;
+        const reason = code(stage.dispute?.reason ?? "", 300);
+        return `- ${code(stage.id, 128)}: criterion ${n} ${code(stage.dispute?.criterion ?? "")} disputed (${reason}); \`/loom amend ${id} ${n} <command>\` or \`/loom reject ${id}\``;
       }),
       "",
     );

@@ -264,3 +264,16 @@ test("/loom amend is refused while the caller pins a release whose stage workflo
     /pins loom 0.3.0, whose stage workflow cannot re-run a stage's checks/,
   );
 });
+
+test("the status comment lists the dispute with the session's reason in a code span: text, never markdown, a link or a mention", () => {
+  const story = new Story(plan());
+  const reason = "see ![x](https://evil.example/p.png) and ping @octocat";
+  finish(story, "a", "completed-with-failures", { ...REPORT, dispute: { ...REPORT.dispute!, reason } });
+  const comment = renderStatusComment(story.state);
+  assert.ok(
+    comment.includes(
+      "- `a`: criterion 2 `./tools/strict-lint a.txt` disputed (`see ![x](https://evil.example/p.png) and ping @octocat`); `/loom amend a 2 <command>` or `/loom reject a`",
+    ),
+    comment,
+  );
+});
