@@ -131,6 +131,9 @@ export function handleCommand(ctx: StepContext, event: CommandEvent): void {
       result = rejectDispute(ctx, stage, who);
       break;
   }
+  // A person who runs the stage again asks for a session: a pending check-only run of an
+  // amendment (one that crashed or was cancelled) gives way to it.
+  if (result.ok && (event.command === "retry" || event.command === "continue")) delete stage.amendCheck;
   reply(
     ctx,
     event,

@@ -277,3 +277,22 @@ test("the status comment lists the dispute with the session's reason in a code s
     comment,
   );
 });
+
+test("a check run cancelled on GitHub gives way to a person's /loom retry, which runs a new session", () => {
+  const story = disputed();
+  amend(story);
+  const attempt = story.attemptOf("a");
+  story.send({ type: "run.dispatched", stageId: "a", attempt, runId: 900 });
+  story.send({
+    type: "run.finished",
+    stageId: "a",
+    attempt,
+    runId: 900,
+    outcome: "cancelled",
+    detail: "cancelled",
+  });
+  assert.equal(story.stage("a").status, "blocked");
+  story.send({ type: "command.received", command: "retry", stageId: "a", sender: "alice", source: COMMENT });
+  assert.equal(story.of("dispatchRun")[0]?.kind, "stage");
+  assert.equal(story.stage("a").amendCheck, undefined);
+});
