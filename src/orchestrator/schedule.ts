@@ -147,7 +147,10 @@ function chooseKind(stage: StageState): SessionKind {
   // A person's `/loom amend`: the checks run again with the amended criteria, no model.
   if (stage.amendCheck === true && (stage.amendments?.length ?? 0) > 0) return "check";
   if (stage.continuation !== undefined) return "continue";
-  const last = stage.sessions.filter((session) => session.kind !== "merge").at(-1);
+  // Merge sessions and check runs (no session) are not what a recovery picks up.
+  const last = stage.sessions
+    .filter((session) => session.kind !== "merge" && session.kind !== "check")
+    .at(-1);
   if (!last) return "stage";
   const recovers = last.outcome === "needs-handoff" || last.status === "crashed" || last.status === "hung";
   return recovers ? "recovery" : "stage";

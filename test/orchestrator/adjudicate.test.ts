@@ -278,6 +278,32 @@ test("the status comment lists the dispute with the session's reason in a code s
   );
 });
 
+test("a check run that crashed for good gives way to a person's /loom retry: a new stage session, not a recovery of the check run", () => {
+  const story = disputed();
+  amend(story);
+  finish(story, "a", "crashed");
+  story.send({ type: "command.received", command: "retry", stageId: "a", sender: "alice", source: COMMENT });
+  const dispatch = story.of("dispatchRun")[0];
+  assert.equal(dispatch?.kind, "stage");
+});
+
+test("/loom continue after a check run resumes the disputing session, not the check run", () => {
+  const story = disputed();
+  amend(story);
+  finish(story, "a", "completed-with-failures");
+  story.send({
+    type: "command.received",
+    command: "continue",
+    stageId: "a",
+    instructions: "make strict-lint pass",
+    sender: "alice",
+    source: COMMENT,
+  });
+  const dispatch = story.of("dispatchRun")[0];
+  assert.equal(dispatch?.kind, "continue");
+  assert.equal(dispatch?.previousRunId, 101, "run 101: attempt 1, the session that disputed");
+});
+
 test("a check run cancelled on GitHub gives way to a person's /loom retry, which runs a new session", () => {
   const story = disputed();
   amend(story);
