@@ -126,6 +126,7 @@ test("a check run runs no session: the amended checks pass on the disputed commi
   );
   assert.equal(result.head_sha, sha);
   assert.equal(result.turns, 0);
+  assert.ok(f.uploads.has("loom-heartbeat-1"), "a heartbeat while the checks run (no session sends one)");
 });
 
 test("a check run whose amended criterion fails leaves the stage failed, naming it", async (t) => {

@@ -5,6 +5,7 @@ import type { StageVerdict } from "../checks/decide-stage-outcome.ts";
 import { runStageChecks } from "../checks/run-checks.ts";
 import type { RunStageInputs } from "../run-stage-inputs.ts";
 import { finishStage } from "../stage/finish-stage.ts";
+import { startHeartbeats } from "./start-heartbeats.ts";
 import type { RunStageDeps, RunStageResult } from "../stage/run-stage-deps.ts";
 
 /** The stage with each amended criterion in place (a later amendment of the same one wins). */
@@ -61,7 +62,10 @@ export async function runCheckOnly(
   if (!amended.ok) return finish({ outcome: "completed-with-failures", reason: amended.reason });
   for (const a of record.amendments)
     deps.log("amended criterion", { criterion: a.criterion_index + 1, by: a.by, command: a.command });
-  const checks = await runStageChecks(amended.stage, ctx);
+  // No session sends heartbeats: the run says it is alive while the checks run, so the App does
+  // not take a long suite for a hung run.
+  const beat = startHeartbeats(inputs, deps, stage.id);
+  const checks = await runStageChecks(amended.stage, ctx).finally(beat.stop);
   const failed = checks.filter((c) => !c.passed);
   const amendedBy = `with ${plural(record.amendments.length, "amended criterion")}`.replace(
     "criterions",
