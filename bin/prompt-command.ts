@@ -109,8 +109,9 @@ function parsePromptArgs(args: readonly string[]): {
   if (stageId === undefined) throw new UsageError("missing the stage id argument");
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
   // A continue session's prompt is built from a person's instructions and the earlier run's
-  // artifacts (the action's `loadContinue`), which the command line does not have.
-  const kinds = SESSION_KINDS.filter((k) => k !== "continue");
+  // artifacts (the action's `loadContinue`), which the command line does not have; a check run
+  // (`/loom amend`) runs no session, so it has no prompt.
+  const kinds = SESSION_KINDS.filter((k) => k !== "continue" && k !== "check");
   const kind = kinds.find((k) => k === parsed.values.kind);
   if (!kind) throw new UsageError(`--kind must be one of ${kinds.join(", ")}`);
   const attempt = Number(parsed.values.attempt);

@@ -12,6 +12,7 @@ import { readRepoConfig } from "./config/read-repo-config.ts";
 import { excludeFromGit } from "./git/exclude-from-git.ts";
 import { createGitHubClient } from "./github/create-github-client.ts";
 import { readContinueRecord } from "./github/read-continue-record.ts";
+import { readAmendRecord } from "./github/read-amend-record.ts";
 import { createSessionSandbox, disposeSessionSandbox } from "./isolation/create-session-sandbox.ts";
 import { createNetworkLimiter } from "./sandbox/create-network-limiter.ts";
 import { describeIsolation } from "./isolation/session-isolation.ts";
@@ -199,6 +200,8 @@ async function runModeUntilCancelled(env: Env, signal: AbortSignal): Promise<voi
       ),
     readContinueRecord: () =>
       readContinueRecord({ github, owner, repo, branch: inputs.branch, key: inputs.key ?? "" }),
+    readAmendRecord: () =>
+      readAmendRecord({ github, owner, repo, branch: inputs.branch, key: inputs.key ?? "" }),
     writeSummary: async (markdown) => {
       await core.summary.addRaw(markdown).write();
     },

@@ -24,6 +24,8 @@ import { readRepoLearnings } from "./knowledge/read-repo-learnings.ts";
 import type { RunStageInputs } from "./run-stage-inputs.ts";
 import { describePermissionDenial } from "./session/observe-stream.ts";
 import { finishStage } from "./stage/finish-stage.ts";
+import { readDispute } from "./adjudication/read-dispute.ts";
+import { runCheckOnly } from "./adjudication/run-check-only.ts";
 import { loadContinue } from "./stage/load-continue.ts";
 import { startSession } from "./stage/start-session.ts";
 import { loadStage } from "./stage/load-stage.ts";
@@ -115,6 +117,7 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     defaultTimeoutMs: inputs.check_timeout_minutes * 60_000,
     now: deps.now,
   };
+  if (inputs.kind === "check") return runCheckOnly(inputs, deps, stage, ctx, { started, startSha });
   const beforeChecks = inputs.kind === "stage" ? await runBeforeStageChecks(stage, ctx) : [];
   // Merge sessions bring the merge point's own changes: they are not the stage's to answer for.
   const changeImpact = inputs.kind === "merge" ? undefined : plan.metadata.change_impact;
@@ -137,6 +140,9 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
   // Read before the session: the session cannot change what its learnings are checked against.
   const repoLearnings = await readRepoLearnings(deps.workspace);
   const learningsFile = inputs.kind === "merge" ? undefined : await prepareLearningsFile(deps.tempDir);
+  // Beside the learnings file (a folder the session user may write, emptied above).
+  const disputeFile =
+    learningsFile === undefined ? undefined : path.join(path.dirname(learningsFile), "dispute.json");
   const stats = summarizeLearningUses(await readLearningUses(deps.workspace, "HEAD"));
   const { knowledge, given } = await readKnowledge(
     deps.workspace,
@@ -160,6 +166,7 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     knowledge,
     ...optional("learningsFile", learningsFile),
     ...(network.kind === "advisory" ? { networkUnenforced: true as const } : {}),
+    ...optional("disputeFile", disputeFile),
   };
   const run = await startSession(
     inputs,
@@ -220,6 +227,16 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
       accepted: learnings.accepted.length,
       rejected: learnings.rejected.length,
     });
+  const disputed =
+    disputeFile === undefined || checks === null || decided.outcome !== "completed-with-failures"
+      ? null
+      : await readDispute(disputeFile, stage.acceptance, checks, deps.knownSecrets);
+  if (disputed?.kind === "ignored") deps.log("dispute not taken", { why: disputed.why });
+  if (disputed?.kind === "disputed")
+    deps.log("criterion disputed", {
+      criterion: disputed.dispute.criterion_index + 1,
+      reason: disputed.dispute.reason,
+    });
   const verdict: StageVerdict =
     cancelled && decided.outcome !== "cancelled"
       ? { outcome: "cancelled", reason: `the run was cancelled after the session ended (${session.reason})` }
@@ -235,6 +252,7 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     learningsGiven: given,
     ...optional("continued", run.continued),
     ...optional("network", recordNetwork(network)),
+    ...(disputed?.kind === "disputed" && !cancelled ? { dispute: disputed.dispute } : {}),
   });
 }
 

@@ -28,9 +28,13 @@ export function buildPlanSpec(
       dependencies: [...stage.dependencies],
       stageType: stage.stage_type,
       ...(stage.auto_merge === undefined ? {} : { autoMerge: stage.auto_merge }),
+      ...(stage.acceptance.length === 0 ? {} : { acceptanceCount: stage.acceptance.length }),
       ...(caps.stages[stage.id] === undefined ? {} : { caps: caps.stages[stage.id] }),
     })),
     ...(plan.metadata.auto_merge === undefined ? {} : { autoMerge: plan.metadata.auto_merge }),
+    ...(plan.metadata.adjudication?.max_amendments_per_stage === undefined
+      ? {}
+      : { maxAmendmentsPerStage: plan.metadata.adjudication.max_amendments_per_stage }),
     caps: caps.plan,
     ...(warnings.length === 0
       ? {}

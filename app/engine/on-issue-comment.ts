@@ -58,6 +58,16 @@ export async function onIssueComment(deps: EngineDeps, payload: unknown): Promis
       // `continue` carries the sender's own instructions from this comment (sender authorized above).
       const words = command.instructions === undefined ? {} : { instructions: command.instructions };
       if (!match.ok) problems.push(match.problem);
+      else if (command.command === "amend")
+        // Pinned like a merge: a comment written before the stage started waiting is not about it.
+        add(match.plan, {
+          ...base,
+          command: "amend",
+          stageId: match.stageId,
+          writtenAt,
+          ...(command.criterion === undefined ? {} : { criterion: command.criterion }),
+          ...(command.amendedCommand === undefined ? {} : { amendedCommand: command.amendedCommand }),
+        });
       else if (command.command !== "merge")
         add(match.plan, { ...base, command: command.command, stageId: match.stageId, ...words });
       // Pinned like an approval: the commit named, else what waited when the comment was written.

@@ -1,4 +1,5 @@
 import { continueRecordRef } from "../../src/artifacts/continue-record.ts";
+import { amendRecordRef } from "../../src/artifacts/amend-record.ts";
 import type { Effect } from "../../src/orchestrator/effects.ts";
 import type { OrchestratorEvent } from "../../src/orchestrator/events.ts";
 import { countCall, EffectError, readStatus, toEffectError } from "./effect-context.ts";
@@ -8,7 +9,8 @@ type DeleteBranch = Extract<Effect, { type: "deleteBranch" }>;
 
 /**
  * Deletes a stage branch (only ever `loom/…`) and, for a continued stage, its continue record
- * (`refs/loom/continue/<branch>`: one more request); one that is already gone (404/422) is fine.
+ * (`refs/loom/continue/<branch>`: one more request), for an amended one its amend record
+ * (`refs/loom/amend/<branch>`: one more); one that is already gone (404/422) is fine.
  */
 export async function deleteBranch(ctx: EffectContext, effect: DeleteBranch): Promise<OrchestratorEvent[]> {
   if (!effect.branch.startsWith("loom/")) {
@@ -21,6 +23,10 @@ export async function deleteBranch(ctx: EffectContext, effect: DeleteBranch): Pr
     ctx.log.info({ branch: effect.branch }, "stage branch deleted");
   if (effect.continueRecord === true) {
     const ref = continueRecordRef(effect.branch);
+    await deleteRef(ctx, effect, ref, `refs/${ref}`);
+  }
+  if (effect.amendRecord === true) {
+    const ref = amendRecordRef(effect.branch);
     await deleteRef(ctx, effect, ref, `refs/${ref}`);
   }
   return [];

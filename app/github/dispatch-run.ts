@@ -6,6 +6,7 @@ import { countCall, readErrorMessage, readStatus, sleepFor, toEffectError } from
 import type { EffectContext } from "./effect-context.ts";
 import { findDispatchedRun } from "./find-dispatched-run.ts";
 import { recordContinuation } from "./record-continuation.ts";
+import { recordAmendment } from "./record-amendment.ts";
 import { EffectError } from "./effect-context.ts";
 import { getMergePoint } from "../../src/orchestrator/make-target-branch.ts";
 
@@ -119,12 +120,17 @@ export async function dispatchRun(ctx: EffectContext, effect: DispatchRun): Prom
     if (existing) return dispatched(ctx, effect, existing.id);
   }
 
-  // A continue session's instructions are in place before its run can look for them.
+  // A continue session's instructions (a check run's amended criteria) are in place before its
+  // run can look for them.
   try {
     await recordContinuation(ctx, effect);
+    await recordAmendment(ctx, effect);
   } catch (error) {
     if (!(error instanceof EffectError) || error.retryable) throw error;
-    const what = "GitHub refused loom's record of the instructions, so nothing was dispatched";
+    const what =
+      effect.amendment === undefined
+        ? "GitHub refused loom's record of the instructions, so nothing was dispatched"
+        : "GitHub refused loom's record of the amended criteria, so nothing was dispatched";
     return refused(ctx, effect, error.status, error.cause ?? error, what);
   }
   let posted = await postDispatch(ctx, effect, ref, true);

@@ -152,7 +152,10 @@ export function toRunFinishedEvent(
     runId: reading.runId,
     outcome,
     detail,
-    ...(outcome === "completed" && headSha !== undefined ? { headSha } : {}),
+    // A disputed run's too: a person's amendment re-checks exactly that commit.
+    ...((outcome === "completed" || (ours && result.dispute !== undefined)) && headSha !== undefined
+      ? { headSha }
+      : {}),
     // The numbers of a result written for this stage and attempt only.
     ...(ours ? { report: toSessionReport(result) } : {}),
   };

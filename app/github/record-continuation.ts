@@ -1,12 +1,9 @@
-import { z } from "zod";
 import { continueRecordRef, renderContinueRecord } from "../../src/artifacts/continue-record.ts";
 import type { Effect } from "../../src/orchestrator/effects.ts";
-import { countCall, readStatus, toEffectError } from "./effect-context.ts";
 import type { EffectContext } from "./effect-context.ts";
+import { writeRecordTag } from "./write-record-tag.ts";
 
 type DispatchRun = Extract<Effect, { type: "dispatchRun" }>;
-
-const CreatedTag = z.object({ sha: z.string().regex(/^[0-9a-f]{40,64}$/) });
 
 /**
  * Records a continue session's instructions where its run job reads them with its read-only token,
@@ -23,7 +20,6 @@ const CreatedTag = z.object({ sha: z.string().regex(/^[0-9a-f]{40,64}$/) });
 export async function recordContinuation(ctx: EffectContext, effect: DispatchRun): Promise<void> {
   const continuation = effect.continuation;
   if (continuation === undefined) return;
-  const { owner, repo } = ctx;
   const message = renderContinueRecord({
     version: 1,
     key: effect.key,
@@ -32,35 +28,12 @@ export async function recordContinuation(ctx: EffectContext, effect: DispatchRun
     from_attempt: continuation.fromAttempt,
     instructions: continuation.instructions,
   });
-  const object = ctx.state.stages[effect.stageId]?.checkedSha ?? ctx.state.pr.headSha;
-  let tagSha: string;
-  countCall(ctx.calls, "recordContinuation");
-  try {
-    const { data } = await ctx.octokit.rest.git.createTag({
-      owner,
-      repo,
-      tag: `loom-continue-${effect.stageId}`,
-      message,
-      object,
-      type: "commit",
-    });
-    tagSha = CreatedTag.parse(data).sha;
-  } catch (error) {
-    throw toEffectError(`recording the instructions of ${effect.stageId}`, error);
-  }
-  const ref = continueRecordRef(effect.branch);
-  countCall(ctx.calls, "recordContinuation");
-  try {
-    await ctx.octokit.rest.git.createRef({ owner, repo, ref: `refs/${ref}`, sha: tagSha });
-    return;
-  } catch (error) {
-    if (readStatus(error) !== 422)
-      throw toEffectError(`recording the instructions of ${effect.stageId}`, error);
-  }
-  countCall(ctx.calls, "recordContinuation");
-  try {
-    await ctx.octokit.rest.git.updateRef({ owner, repo, ref, sha: tagSha, force: true });
-  } catch (error) {
-    throw toEffectError(`recording the instructions of ${effect.stageId}`, error);
-  }
+  await writeRecordTag(ctx, {
+    tag: `loom-continue-${effect.stageId}`,
+    message,
+    object: ctx.state.stages[effect.stageId]?.checkedSha ?? ctx.state.pr.headSha,
+    ref: continueRecordRef(effect.branch),
+    what: `the instructions of ${effect.stageId}`,
+    call: "recordContinuation",
+  });
 }

@@ -3,6 +3,7 @@ import { EgressDenial } from "./egress-denial.ts";
 import { LearningRef, RecordedLearning, RejectedLearning } from "../knowledge/learning.ts";
 import { MAX_LEARNING_LINES, MAX_LEARNINGS_PER_SESSION } from "../knowledge/review-learnings.ts";
 import { SESSION_KINDS } from "../stage/stage-status.ts";
+import { StageDispute } from "./dispute-request.ts";
 
 /**
  * `loom-result.json`: what one stage session did, written by the action and read by the app.
@@ -164,6 +165,12 @@ export const StageResult = z.object({
   permission_denials: z.array(z.string().max(2000)),
   /** For a continue session: whether it resumed the earlier session or got a handoff prompt. */
   continued: ContinuedFrom.optional(),
+  /**
+   * The acceptance criterion the session disputed (`dispute.json`) and why, when that criterion
+   * failed: the stage then waits for a person to amend it or reject the dispute. Absent otherwise
+   * (and from older actions, whose Apps ignore it).
+   */
+  dispute: StageDispute.optional(),
   /** How the session was kept from the runner's tokens; absent from older actions. */
   isolation: SessionIsolationRecord.optional(),
   /** The network sandbox, when the stage had one (a plan `sandbox` or `session.network`). */

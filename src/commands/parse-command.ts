@@ -10,6 +10,8 @@ export const STAGE_COMMANDS = [
   "cancel",
   "merge",
   "continue",
+  "amend",
+  "reject",
 ] as const satisfies readonly CommandName[];
 export type StageCommand = (typeof STAGE_COMMANDS)[number];
 
@@ -19,9 +21,19 @@ export type StageRef = { planId: string | null; stageId: string };
 export type ParsedCommand =
   /**
    * `sha`: for `merge <stage> <sha>`, the stage commit the person merges (checked later);
-   * `instructions`: for `continue`, what the sender asks its resumed session to do.
+   * `instructions`: for `continue`, what the sender asks its resumed session to do;
+   * `criterion` and `amendedCommand`: for `amend`, the criterion's number (1-based) and its new command.
    */
-  | { ok: true; command: StageCommand; stage: StageRef; line: string; sha?: string; instructions?: string }
+  | {
+      ok: true;
+      command: StageCommand;
+      stage: StageRef;
+      line: string;
+      sha?: string;
+      instructions?: string;
+      criterion?: number;
+      amendedCommand?: string;
+    }
   /**
    * `sha`: for `approve <sha>`, the commit the approver names (checked against the head later);
    * `amountUsd`: for `budget +<usd>`, what to add to the plan's budget.
@@ -35,7 +47,8 @@ export type ParsedCommand =
         | "unexpected-argument"
         | "bad-amount"
         | "missing-instructions"
-        | "instructions-too-long";
+        | "instructions-too-long"
+        | "bad-amendment";
       line: string;
     };
 
@@ -44,6 +57,7 @@ export const MAX_BUDGET_RAISE_USD = 10_000;
 
 const COMMAND_LINE = /^\/loom(?:\s+(.*))?$/;
 const CONTINUE_LINE = /^\/loom\s+continue\s+(\S+)(?:\s+([\s\S]*))?$/i;
+const AMEND_LINE = /^\/loom\s+amend(?:\s+(\S+))?(?:\s+(\S+))?(?:\s+(.*))?$/i;
 
 /**
  * Finds `/loom …` commands in a comment body: one per line that starts with `/loom`. Lines
@@ -71,6 +85,11 @@ export function parseCommands(body: string): ParsedCommand[] {
       const following = inline === "" ? takeFollowingLines(lines, index + 1) : [];
       index += following.length;
       commands.push(parseContinue(line, resume[1] ?? "", inline === "" ? following.join("\n") : inline));
+      continue;
+    }
+    const amend = AMEND_LINE.exec(line);
+    if (amend !== null) {
+      commands.push(parseAmend(line, amend[1], amend[2], amend[3]));
       continue;
     }
     commands.push(parseCommandWords(line, (match[1] ?? "").trim().split(/\s+/).filter(Boolean)));
@@ -103,6 +122,39 @@ function parseContinue(line: string, ref: string, written: string): ParsedComman
   if (text === "") return { ok: false, reason: "missing-instructions", line };
   if (text.length > MAX_CONTINUE_INSTRUCTIONS) return { ok: false, reason: "instructions-too-long", line };
   return { ok: true, command: "continue", stage: parseStageRef(ref), line, instructions: text };
+}
+
+/** The most characters of an amended criterion (the plan's own limit on an acceptance command). */
+const MAX_AMENDED_COMMAND = 1024;
+
+/**
+ * `/loom amend <stage> <n> <command>`: criterion n (1-based, as the check run numbers them) is the
+ * rest of the line, one pair of surrounding quotes or backticks removed.
+ */
+function parseAmend(
+  line: string,
+  ref: string | undefined,
+  number: string | undefined,
+  written: string | undefined,
+): ParsedCommand {
+  if (ref === undefined) return { ok: false, reason: "missing-stage", line };
+  const criterion = /^#?([1-9][0-9]{0,2})$/.exec(number ?? "")?.[1];
+  const text = dropControlCharacters(unquote(unquoteCode(written?.trim() ?? ""))).trim();
+  if (criterion === undefined || text === "" || text.length > MAX_AMENDED_COMMAND)
+    return { ok: false, reason: "bad-amendment", line };
+  return {
+    ok: true,
+    command: "amend",
+    stage: parseStageRef(ref),
+    line,
+    criterion: Number(criterion),
+    amendedCommand: text,
+  };
+}
+
+/** `` `text` `` without its backticks (one pair). */
+function unquoteCode(text: string): string {
+  return text.length >= 2 && text.startsWith("`") && text.endsWith("`") ? text.slice(1, -1) : text;
 }
 
 /** The text without control characters other than tab and newline. */

@@ -10,6 +10,8 @@ const USAGE = [
   "`/loom cancel <stage>`: cancel its running session",
   "`/loom merge <stage> [<sha>]`: merge a stage that waits for a person (`auto_merge: false`), exactly the commit its checks ran on",
   "`/loom continue <stage> <instructions>`: resume the stage's last session with your instructions (the rest of the line, or the lines after it); a new attempt that merges again",
+  "`/loom amend <stage> <n> <command>`: for this run, acceptance criterion n of a stage whose session disputed a criterion is the command; its checks run again (no model) on the commit the dispute was about",
+  "`/loom reject <stage>`: reject a stage's dispute: the criterion stands and the stage is blocked",
   "`/loom status`: refresh the status comment",
   "`/loom approve [<sha>]`: allow the head commit you reviewed to run (plans from forks or outside authors); a push after your comment needs a new approval",
   "`/loom budget +<usd>`: add to the budget of the pull request's plans (each plan), when a plan waits for budget",
@@ -51,5 +53,7 @@ export function describeParseFailure(failure: Extract<ParsedCommand, { ok: false
       return `${shown} needs instructions for the session: the rest of the line, or the lines after it.`;
     case "instructions-too-long":
       return `${shown} has instructions longer than ${MAX_CONTINUE_INSTRUCTIONS} characters: shorten them.`;
+    case "bad-amendment":
+      return `${shown} needs the criterion's number (as its check run shows it) and the new command, at most 1024 characters: \`/loom amend <stage> <n> <command>\`.`;
   }
 }

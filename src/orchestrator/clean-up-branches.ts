@@ -30,11 +30,14 @@ export function computeCleanupEffects(before: PlanState | null, after: PlanState
     .map((stage) => {
       // A stage continued after the plan was done once has its branch again: a key of its own.
       const continued = stage.sessions.some((s) => s.kind === "continue");
+      // A stage whose criterion a person amended has loom's record of the amendments.
+      const amended = stage.sessions.some((s) => s.kind === "check");
       return {
         type: "deleteBranch" as const,
         key: `${prefix}:${stage.id}:delete-branch${continued ? `:${stage.sessions.length}` : ""}`,
         branch: makeStageBranch(after, stage.id),
         ...(continued ? { continueRecord: true as const } : {}),
+        ...(amended ? { amendRecord: true as const } : {}),
       };
     });
 }

@@ -16,11 +16,16 @@ const NOTE_QUOTE_MAX = 200;
 
 /**
  * The newest session of the stage whose Claude Code session ran (its run started), not a merge
- * session's: the one a `/loom continue` resumes. Undefined when none ran.
+ * session's nor a check run's (`/loom amend`: no session): the one a `/loom continue` resumes.
+ * Undefined when none ran.
  */
 export function findContinueSource(stage: StageState): Session | undefined {
   return stage.sessions.findLast(
-    (session) => session.kind !== "merge" && session.runId !== null && session.startedAt !== null,
+    (session) =>
+      session.kind !== "merge" &&
+      session.kind !== "check" &&
+      session.runId !== null &&
+      session.startedAt !== null,
   );
 }
 

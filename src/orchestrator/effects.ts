@@ -42,6 +42,15 @@ export type Effect =
        * it dispatches; the dispatch inputs stay what every caller workflow declares.
        */
       continuation?: { instructions: string; by: string; fromAttempt: number };
+      /**
+       * For a `check` run: the stage's amended criteria (0-based index, command, who) and the
+       * commit they are checked on, which the app records where the run job reads them (see
+       * `app/github/record-amendment.ts`) before it dispatches.
+       */
+      amendment?: {
+        checkedSha: string;
+        amendments: { criterionIndex: number; command: string; by: string }[];
+      };
     }
   | { type: "cancelRun"; key: string; stageId: string; runId: number }
   | {
@@ -75,7 +84,8 @@ export type Effect =
   | { type: "reply"; key: string; source: CommandSource; reaction: "+1" | "-1" | "eyes"; body: string | null }
   | { type: "setTimer"; key: string; at: number }
   /** `continueRecord`: the stage was continued; its `/loom continue` record ref goes too. */
-  | { type: "deleteBranch"; key: string; branch: string; continueRecord?: true }
+  /** `amendRecord`: a person amended its criteria; its `/loom amend` record ref goes too. */
+  | { type: "deleteBranch"; key: string; branch: string; continueRecord?: true; amendRecord?: true }
   /**
    * Renames the plan file on the pull request's branch to `<prefix>PLAN-….md` in one commit on the
    * head loom knows (the reference CLI's lifecycle names): `IN_PROGRESS-` once a stage started,

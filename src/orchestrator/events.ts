@@ -21,6 +21,11 @@ export type PlanSpec = {
   /** The plan's `auto_merge` (absent: not written); a stage's own value wins (`isMergedByPerson`). */
   autoMerge?: boolean;
   /**
+   * The plan's `adjudication.max_amendments_per_stage` (absent: not written; the reference's
+   * default, 3, applies): how many `/loom amend` one stage takes in a run.
+   */
+  maxAmendmentsPerStage?: number;
+  /**
    * The caps a stage session runs with when its stage sets none, as the App resolves them (the
    * plan, `.github/loom.yml`, loom's default): the forecast's and the plan check run's. Absent in
    * plans stored before defaults existed.
@@ -37,6 +42,8 @@ export type StageSpec = {
   stageType: "standard" | "knowledge" | "integration-verify" | "knowledge-distill";
   /** The stage's `auto_merge` (absent: not written). False: a person merges the passed stage. */
   autoMerge?: boolean;
+  /** How many acceptance criteria it has (absent when none, and in older states): what `/loom amend` numbers. */
+  acceptanceCount?: number;
   /** This stage's caps, only where they differ from the plan's `caps`. */
   caps?: CapsInForce;
 };
@@ -128,6 +135,8 @@ export const COMMAND_NAMES = [
   "budget",
   "merge",
   "continue",
+  "amend",
+  "reject",
 ] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
@@ -274,6 +283,10 @@ export type OrchestratorEvent =
        * bounded by `MAX_CONTINUE_INSTRUCTIONS`. The app has checked the sender's permission.
        */
       instructions?: string;
+      /** For `amend`: the criterion's number as people read it (1-based). */
+      criterion?: number;
+      /** For `amend`: the criterion's new command, from the sender's own comment. */
+      amendedCommand?: string;
     }
   /**
    * Someone without the permission a command needs commented or pressed a button. loom answers

@@ -14,6 +14,7 @@ import {
 import { summarizeStatus } from "./summarize-status.ts";
 import { mergeByPerson } from "./merge-by-person.ts";
 import { continueStage } from "./continue-stage.ts";
+import { amendCriterion, rejectDispute } from "./adjudicate.ts";
 import { getPlanBudget, getPlanSpend } from "./forecast-spend.ts";
 
 type CommandEvent = Extract<OrchestratorEvent, { type: "command.received" }>;
@@ -79,6 +80,8 @@ export function handleCommand(ctx: StepContext, event: CommandEvent): void {
     case "cancel":
     case "merge":
     case "continue":
+    case "amend":
+    case "reject":
       break;
   }
   const stage = event.stageId === undefined ? undefined : state.stages[event.stageId];
@@ -117,7 +120,20 @@ export function handleCommand(ctx: StepContext, event: CommandEvent): void {
     case "continue":
       result = continueStage(ctx, stage, who, event.instructions);
       break;
+    case "amend":
+      result = amendCriterion(ctx, stage, who, {
+        ...(event.criterion === undefined ? {} : { criterion: event.criterion }),
+        ...(event.amendedCommand === undefined ? {} : { command: event.amendedCommand }),
+        ...(event.writtenAt === undefined ? {} : { writtenAt: event.writtenAt }),
+      });
+      break;
+    case "reject":
+      result = rejectDispute(ctx, stage, who);
+      break;
   }
+  // A person who runs the stage again asks for a session: a pending check-only run of an
+  // amendment (one that crashed or was cancelled) gives way to it.
+  if (result.ok && (event.command === "retry" || event.command === "continue")) delete stage.amendCheck;
   reply(
     ctx,
     event,

@@ -6,6 +6,20 @@ import { scheduleRetry } from "./schedule-retry.ts";
 import { requestMerge } from "./handle-merge.ts";
 import { holdForMerge, isMergedByPerson } from "./merge-by-person.ts";
 import { closeContinuation } from "./continue-stage.ts";
+import { closeAmendCheck, holdForAdjudication } from "./adjudicate.ts";
+
+/**
+ * The session failed its checks and disputed one of the criteria that failed (a model session's
+ * `dispute.json`; a check-only run disputes nothing).
+ */
+function isDisputed(session: Session): boolean {
+  return (
+    session.kind !== "check" &&
+    session.kind !== "merge" &&
+    session.outcome === "completed-with-failures" &&
+    session.report?.dispute !== undefined
+  );
+}
 
 type RunEvent = Extract<
   OrchestratorEvent,
@@ -112,7 +126,8 @@ export function handleRunFinished(
   session.detail = event.detail;
   if (event.report !== undefined) session.report = event.report;
   endSession(ctx, stage.id, session, SESSION_END[event.outcome]);
-  if (event.outcome === "completed") {
+  // A disputed run's checks ran on this commit too: an amendment re-checks exactly it.
+  if (event.outcome === "completed" || isDisputed(session)) {
     if (event.headSha === undefined) delete stage.checkedSha;
     else stage.checkedSha = event.headSha;
   }
@@ -130,13 +145,20 @@ function finishStageSession(
   switch (outcome) {
     case "completed":
       closeContinuation(stage, session);
+      closeAmendCheck(ctx, stage, session);
       if (isMergedByPerson(ctx.state.plan, stage.id))
         holdForMerge(ctx, stage, `attempt ${session.attempt}: completed`);
       else if (moveStage(ctx, stage, "completed", `attempt ${session.attempt}: completed`))
         requestMerge(ctx, stage);
       return;
-    case "completed-with-failures":
+    case "completed-with-failures": {
       closeContinuation(stage, session);
+      closeAmendCheck(ctx, stage, session);
+      const dispute = isDisputed(session) ? session.report?.dispute : undefined;
+      if (dispute !== undefined) {
+        holdForAdjudication(ctx, stage, session, dispute);
+        return;
+      }
       moveStage(
         ctx,
         stage,
@@ -144,6 +166,7 @@ function finishStageSession(
         `attempt ${session.attempt}: acceptance failed: ${detail}`,
       );
       return;
+    }
     case "needs-handoff":
       if (
         moveStage(

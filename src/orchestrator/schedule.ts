@@ -139,12 +139,18 @@ function needsMergeSession(stage: StageState): boolean {
 }
 
 /**
- * `continue` while a person's `/loom continue` is not carried out yet (its crashed or handed-off
+ * `check` after a person's `/loom amend` until its check-only run has run the checks; `continue`
+ * while a person's `/loom continue` is not carried out yet (its crashed or handed-off
  * attempts included), else `stage` for a first attempt, `recovery` after a crash, hang or handoff.
  */
 function chooseKind(stage: StageState): SessionKind {
+  // A person's `/loom amend`: the checks run again with the amended criteria, no model.
+  if (stage.amendCheck === true && (stage.amendments?.length ?? 0) > 0) return "check";
   if (stage.continuation !== undefined) return "continue";
-  const last = stage.sessions.filter((session) => session.kind !== "merge").at(-1);
+  // Merge sessions and check runs (no session) are not what a recovery picks up.
+  const last = stage.sessions
+    .filter((session) => session.kind !== "merge" && session.kind !== "check")
+    .at(-1);
   if (!last) return "stage";
   const recovers = last.outcome === "needs-handoff" || last.status === "crashed" || last.status === "hung";
   return recovers ? "recovery" : "stage";
@@ -174,6 +180,8 @@ function dispatchSession(ctx: StepContext, stage: StageState, kind: SessionKind)
     });
   }
   const continuation = kind === "continue" ? stage.continuation : undefined;
+  const amendments = kind === "check" ? (stage.amendments ?? []) : [];
+  const checkedSha = amendments.at(-1)?.sha;
   emit(ctx, {
     type: "dispatchRun",
     key: makeStageKey(state, stage.id, attempt, "dispatch"),
@@ -189,6 +197,18 @@ function dispatchSession(ctx: StepContext, stage: StageState, kind: SessionKind)
             instructions: continuation.instructions,
             by: continuation.by,
             fromAttempt: continuation.fromAttempt,
+          },
+        }),
+    ...(checkedSha === undefined
+      ? {}
+      : {
+          amendment: {
+            checkedSha,
+            amendments: amendments.map(({ criterionIndex, command, by }) => ({
+              criterionIndex,
+              command,
+              by,
+            })),
           },
         }),
   });

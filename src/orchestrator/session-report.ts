@@ -46,6 +46,8 @@ export type SessionReport = {
   continued?: { mode: "resumed" | "handoff"; fromRunId: number; reason?: string };
   /** The network sandbox (absent when the network was open, and from older actions). */
   network?: NetworkReport;
+  /** The acceptance criterion the session disputed (0-based index, its command) and why (absent: none). */
+  dispute?: { criterionIndex: number; criterion: string; reason: string };
 };
 
 /** What the network sandbox held the session to and what it refused. */
@@ -127,6 +129,15 @@ export function toSessionReport(result: StageResult): SessionReport {
           },
         }),
     ...(result.network === undefined ? {} : { network: toNetworkReport(result.network) }),
+    ...(result.dispute === undefined
+      ? {}
+      : {
+          dispute: {
+            criterionIndex: result.dispute.criterion_index,
+            criterion: clip(result.dispute.criterion, REPORT_MAX_TEXT * 2),
+            reason: clip(result.dispute.reason, REPORT_MAX_TEXT),
+          },
+        }),
     ...(result.learnings_given === undefined || result.learnings_given.length === 0
       ? {}
       : {

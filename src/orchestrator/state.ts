@@ -19,6 +19,35 @@ export type Continuation = {
   fromAttempt: number;
 };
 
+/**
+ * The acceptance criterion a session disputed (its `dispute.json`), while the stage waits in
+ * `needs-human-review` for a person to amend it (`/loom amend`) or reject the dispute
+ * (`/loom reject`): `criterionIndex` is 0-based (people read it 1-based), `criterion` the command
+ * as the plan writes it, `reason` the session's (redacted by the action), `since` when the wait
+ * began (a `/loom amend` written before cannot be about it), `attempt` the disputing attempt.
+ */
+export type Dispute = {
+  criterionIndex: number;
+  criterion: string;
+  reason: string;
+  since: number;
+  attempt: number;
+};
+
+/**
+ * A person's `/loom amend <stage> <n> <command>`: criterion `criterionIndex` (0-based) is `command`
+ * for this run of the plan (the plan file is not changed), applied to the checks of `sha`.
+ */
+export type StageAmendment = {
+  criterionIndex: number;
+  /** The criterion as the plan wrote it (what the amendment replaces), for the record. */
+  was: string;
+  command: string;
+  by: string;
+  at: number;
+  sha: string;
+};
+
 export type Session = {
   attempt: number;
   kind: SessionKind;
@@ -73,6 +102,15 @@ export type StageState = {
    * it. What a person merges is `checkedSha`. Cleared when the stage leaves `needs-human-review`.
    */
   mergeWaitSince?: number;
+  /** Set while the stage waits for a person's decision on a disputed criterion (see `Dispute`). */
+  dispute?: Dispute;
+  /**
+   * The amendments people made to the stage's acceptance criteria in this run, oldest first (at
+   * most the plan's `adjudication.max_amendments_per_stage`). Absent before the first.
+   */
+  amendments?: StageAmendment[];
+  /** Set from a `/loom amend` until its `check` run is dispatched: the next attempt is a check-only run. */
+  amendCheck?: true;
   /**
    * While merged: the commit the pull request's head must contain for the stage to count as merged
    * (the checked commit, else loom's merge commit). Absent in older plans or when not known.

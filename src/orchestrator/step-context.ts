@@ -66,7 +66,11 @@ export function moveStage(
     return false;
   }
   // A wait for a person's merge ends when the stage moves on, whoever moved it.
-  if (to !== stage.status) delete stage.mergeWaitSince;
+  // So does a wait for a person's decision on a disputed criterion.
+  if (to !== stage.status) {
+    delete stage.mergeWaitSince;
+    delete stage.dispute;
+  }
   stage.status = to;
   if (note !== undefined) addNote(ctx, stage, note);
   return true;

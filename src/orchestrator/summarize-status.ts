@@ -1,4 +1,5 @@
 import type { PlanState } from "./state.ts";
+import { isWaitingForAdjudication } from "./is-waiting-for-adjudication.ts";
 import { formatAttempt } from "../status/format-status.ts";
 import { findDispatchBlocker } from "./schedule.ts";
 import { isWaitingForMerge } from "./is-waiting-for-merge.ts";
@@ -16,7 +17,9 @@ export function summarizeStatus(state: PlanState): string {
         ? "completed, merged"
         : isWaitingForMerge(stage)
           ? `waiting for a person to merge${stage.checkedSha ? ` ${stage.checkedSha.slice(0, 7)}` : ""} (\`/loom merge ${id}\`)`
-          : stage.status;
+          : isWaitingForAdjudication(stage)
+            ? `criterion ${(stage.dispute?.criterionIndex ?? 0) + 1} disputed, waiting for a person (\`/loom amend ${id} ${(stage.dispute?.criterionIndex ?? 0) + 1} <command>\` or \`/loom reject ${id}\`)`
+            : stage.status;
     const retry = stage.retryAt !== null ? `, retry at ${new Date(stage.retryAt).toISOString()}` : "";
     const removed = stage.removed ? " (removed from the plan)" : "";
     lines.push(`- \`${id}\`: ${status}${retry}${removed}, attempt ${formatAttempt(stage)}`);

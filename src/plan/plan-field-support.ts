@@ -127,8 +127,15 @@ const CHANGE_IMPACT_DOES: Record<string, string> = {
   ".policy":
     "`fail` (the default): a new failure line fails the stage, naming the pattern and the line; `warn`: the check passes with a warning and the lines; `skip`: nothing runs",
 };
-const ADJUDICATION_NOT_USED =
-  "is not used yet: a session cannot dispute an acceptance criterion here, so no criterion is amended; a failed criterion fails the stage and a person retries or skips it";
+const ADJUDICATION = {
+  does: "a session may dispute an acceptance criterion (its `dispute.json`, the reference's `dispute-criteria`); when that criterion fails, the stage waits for a person, who amends it for this run (`/loom amend <stage> <n> <command>`: the checks run again on the disputed commit, no model; the plan file is unchanged) or rejects the dispute (`/loom reject <stage>`); `max_amendments_per_stage` caps the amendments per stage (the reference's default, 3, when left out)",
+  code: [
+    "app/engine/build-plan-spec.ts",
+    "src/orchestrator/adjudicate.ts",
+    "action/src/adjudication/read-dispute.ts",
+    "action/src/adjudication/run-check-only.ts",
+  ],
+} as const;
 
 const SESSION_CAPS = ["src/config/resolve-session-caps.ts", "action/src/session/claude-args.ts"];
 const PUBLISH_POLICY = [
@@ -189,13 +196,14 @@ export const PLAN_FIELDS: readonly FieldSupport[] = [
       code: CHANGE_IMPACT,
     }),
   ),
-  ...["", ".max_amendments_per_stage"].map((key): FieldSupport => ({
-    path: `adjudication${key}`,
+  { path: "adjudication", origin: "reference", nullable: true, support: "applied", ...ADJUDICATION },
+  {
+    path: "adjudication.max_amendments_per_stage",
     origin: "reference",
-    ...(key === "" ? { nullable: true as const } : {}),
-    support: "warned",
-    because: ADJUDICATION_NOT_USED,
-  })),
+    support: "applied",
+    does: "how many `/loom amend` one stage takes in this run of the plan (3, the reference's default, when left out; 0: disputes can only be rejected); past it, `/loom amend` is refused with the reason",
+    code: ["app/engine/build-plan-spec.ts", "src/orchestrator/adjudicate.ts"],
+  },
   {
     path: "max_budget_usd",
     origin: "loom",

@@ -110,7 +110,15 @@ export function renderAcceptance(input: SignalInput): string {
     setup.length === 0 || acceptance.length === 0
       ? ""
       : `, each in a shell that first runs the stage's setup (\`${setup.join(" && ")}\`)`;
-  return `## Acceptance Criteria\n\nloom runs these from \`${working_dir}\` after you stop${after}:\n\n${items}\n`;
+  const dispute =
+    input.disputeFile === undefined || acceptance.length === 0
+      ? ""
+      : "\nIf a criterion is wrong or cannot pass for a reason outside this stage (not because the work " +
+        "is unfinished), do not work around it: write one JSON object to " +
+        `\`${input.disputeFile}\`: \`{"criterion_index": <0 for the first criterion above>, "reason": "<why, at most 500 characters>"}\`` +
+        ", commit your work and stop. If that criterion fails, the stage waits for a person, who amends it " +
+        "or rejects the dispute.\n";
+  return `## Acceptance Criteria\n\nloom runs these from \`${working_dir}\` after you stop${after}:\n\n${items}\n${dispute}`;
 }
 
 function renderFiles(input: SignalInput): string {

@@ -29,6 +29,9 @@ function immediateTasks(input: SignalInput): string[] {
         "Finish what remains of the assignment",
         "Run the acceptance criteria until they pass, and commit",
       ];
+    case "check":
+      // No session runs: the checks run again with a person's amended criteria.
+      return [];
     case "stage": {
       const tasks = extractTasks(input.stage.description);
       if (tasks.length > 0) return [...tasks, "Run the acceptance criteria until they pass, and commit"];

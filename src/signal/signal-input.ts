@@ -67,6 +67,11 @@ export type SignalInput = {
    * anyway (`session.sandbox: advisory`): the session is told the limit is its to keep.
    */
   networkUnenforced?: true;
+  /**
+   * The file (outside the checkout) where the session may dispute one of its acceptance criteria
+   * (`DisputeRequest`); left out for sessions that dispute none (merge sessions, `loom prompt`).
+   */
+  disputeFile?: string;
 };
 
 /** The context share at which the action stops a session with a handoff, unless the stage says otherwise. */

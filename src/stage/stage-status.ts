@@ -29,6 +29,8 @@ export type SessionStatus = (typeof SESSION_STATUSES)[number];
 /**
  * `continue`: a person's `/loom continue <stage> <instructions>`: Claude Code's earlier session of
  * the stage resumed with the instructions (or, without its state, a handoff prompt carrying them).
+ * `check`: a person's `/loom amend` of a disputed acceptance criterion: no model runs; the stage's
+ * checks run again, with the amended criteria, on exactly the commit the dispute was about.
  */
-export const SESSION_KINDS = ["stage", "recovery", "merge", "continue"] as const;
+export const SESSION_KINDS = ["stage", "recovery", "merge", "continue", "check"] as const;
 export type SessionKind = (typeof SESSION_KINDS)[number];

@@ -1,4 +1,5 @@
 import type { PlanState, StageState } from "../orchestrator/state.ts";
+import { isWaitingForAdjudication } from "../orchestrator/is-waiting-for-adjudication.ts";
 import { isWaitingForMerge } from "../orchestrator/is-waiting-for-merge.ts";
 
 /** A check-run button: label ≤ 20, description ≤ 40, identifier ≤ 20 characters. */
@@ -9,7 +10,7 @@ export type CheckRunAction = { label: string; description: string; identifier: s
  * Merge carries the commit it merges: `merge:` and the checked SHA's first 14 hex digits (GitHub
  * allows 20 characters), so a press merges what the check run showed or nothing.
  */
-export const ACTION_IDENTIFIERS = ["retry", "skip", "cancel", "approve", "merge"] as const;
+export const ACTION_IDENTIFIERS = ["retry", "skip", "cancel", "approve", "merge", "reject"] as const;
 export type ActionIdentifier = (typeof ACTION_IDENTIFIERS)[number];
 
 /** Hex digits of the checked SHA the Merge button carries. */
@@ -21,6 +22,11 @@ const ACTIONS: Record<ActionIdentifier, CheckRunAction> = {
   cancel: { label: "Cancel", description: "Cancel the running session", identifier: "cancel" },
   approve: { label: "Approve", description: "Let this head SHA run loom", identifier: "approve" },
   merge: { label: "Merge", description: "Merge the commit checked", identifier: "merge" },
+  reject: {
+    label: "Reject dispute",
+    description: "Keep the criterion; block the stage",
+    identifier: "reject",
+  },
 };
 
 /** The Merge button of a stage whose checks ran on `sha`. */
@@ -62,6 +68,7 @@ export function getStageActions(stage: StageState): CheckRunAction[] {
     case "merge-blocked":
       return [ACTIONS.retry, ACTIONS.skip];
     case "needs-human-review":
+      if (isWaitingForAdjudication(stage)) return [ACTIONS.reject, ACTIONS.retry, ACTIONS.skip];
       return isWaitingForMerge(stage) && stage.checkedSha
         ? [makeMergeAction(stage.checkedSha), ACTIONS.retry, ACTIONS.skip]
         : [ACTIONS.retry, ACTIONS.skip];

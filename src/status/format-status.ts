@@ -1,4 +1,5 @@
 import type { Heartbeat } from "../orchestrator/events.ts";
+import { isWaitingForAdjudication } from "../orchestrator/is-waiting-for-adjudication.ts";
 import { getStageSpend } from "../orchestrator/forecast-spend.ts";
 import type { Session, StageState } from "../orchestrator/state.ts";
 import type { StageStatus } from "../stage/stage-status.ts";
@@ -54,6 +55,7 @@ export function describeStatus(stage: StageState): string {
   if (isAwaitingRetry(stage)) return "retry scheduled";
   if (stage.status === "blocked" && stage.blockedBy) return `blocked (${stage.blockedBy})`;
   if (isWaitingForMerge(stage)) return "waiting for a person to merge";
+  if (isWaitingForAdjudication(stage)) return "waiting for a person's decision on a disputed criterion";
   return stage.status;
 }
 

@@ -1,4 +1,6 @@
 import type { PlanState } from "../orchestrator/state.ts";
+import { renderDisputes } from "./render-disputes.ts";
+import { isWaitingForAdjudication } from "../orchestrator/is-waiting-for-adjudication.ts";
 import { getPlanActions, isAwaitingApproval } from "./check-run-actions.ts";
 import { getStageCheckState, isStuck } from "./check-run-state.ts";
 import type { CheckState } from "./check-run-state.ts";
@@ -56,7 +58,7 @@ export function getPlanCheckState(state: PlanState): CheckState {
     return { status: "completed", conclusion: "action_required" };
   // Nothing runs and a person must act: a merge only they may make asks for them, anything else failed.
   const stuck = stages.filter(isStuck);
-  const needed: CheckState = stuck.every(isWaitingForMerge)
+  const needed: CheckState = stuck.every((s) => isWaitingForMerge(s) || isWaitingForAdjudication(s))
     ? { status: "completed", conclusion: "action_required" }
     : { status: "completed", conclusion: "failure" };
   if (done) return needed;
@@ -88,6 +90,8 @@ function renderTitle(state: PlanState): string {
   if (state.budgetWait) return `Waiting for budget: ${merged}/${stages.length} stages merged`;
   if (stages.some(isWaitingForMerge))
     return `Waiting for a person to merge: ${merged}/${stages.length} stages merged`;
+  if (stages.some(isWaitingForAdjudication))
+    return `Waiting for a person's decision on a dispute: ${merged}/${stages.length} stages merged`;
   return `${merged}/${stages.length} stages merged`;
 }
 
@@ -110,6 +114,7 @@ export function renderPlanCheckRun(state: PlanState, options: RenderOptions = {}
           "",
         ]),
     ...renderMergeWaits(state),
+    ...renderDisputes(state),
     ...renderPlanSpend(state),
     ...(state.planFileProblem === undefined
       ? []

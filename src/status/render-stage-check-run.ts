@@ -1,3 +1,4 @@
+import { renderDisputeFact, renderStageAmendments } from "./render-disputes.ts";
 import {
   formatUsageLine,
   renderStageChecks,
@@ -57,6 +58,8 @@ function renderFacts(state: PlanState, stage: StageState, options: RenderOptions
   const lines = [`**Status:** ${getStatusIcon(stage)} ${describeStatus(stage)}`];
   const mergeWait = renderMergeWaitFact(state, stage);
   if (mergeWait !== null) lines.push(mergeWait);
+  const dispute = renderDisputeFact(stage);
+  if (dispute !== null) lines.push(dispute);
   lines.push(
     session
       ? `**Attempt:** ${session.attempt} (${session.kind} session, ${session.status})`
@@ -136,7 +139,10 @@ export function renderStageCheckRun(
   const closed = state.closed && open.status !== "completed";
   const check: CheckState = closed ? { status: "completed", conclusion: "cancelled" } : open;
   const facts = renderFacts(state, stage, options);
-  const continuation = section(renderContinuation(stage, options));
+  const continuation = [
+    ...section(renderContinuation(stage, options)),
+    ...section(renderStageAmendments(stage)),
+  ];
   const report = (withOutput: boolean) => [
     ...continuation,
     ...section(renderStageChecks(stage, withOutput)),

@@ -1,4 +1,5 @@
 import type { PlanState } from "../orchestrator/state.ts";
+import { renderDisputes } from "./render-disputes.ts";
 import { COMMENT_MAX, pickFitting } from "./fit-text.ts";
 import { renderForkNote } from "./render-fork-note.ts";
 import { renderMergeWaits } from "./render-merge-waits.ts";
@@ -42,6 +43,7 @@ function render(
     "",
     ...renderForkNote(state),
     ...renderMergeWaits(state),
+    ...renderDisputes(state),
     ...renderPlanSpend(state, "comment"),
     ...renderPlanLearnings(state),
   ];

@@ -142,3 +142,19 @@ test("the job summary shows a check passed with a warning as ⚠️, with its ou
   assert.match(md, /\| ⚠️ \| npm test \| change_impact \| 2\.0 s \|/);
   assert.match(md, /<details><summary>⚠️ npm test<\/summary>\n\n```text\n1 new failure line\(s\)/);
 });
+
+test("the job summary names a disputed criterion with the session's reason, and says a check run ran no session", () => {
+  const disputed = renderJobSummary({
+    ...result,
+    outcome: "completed-with-failures",
+    dispute: { criterion_index: 1, criterion: "./lint `x`", reason: "no such tool | here" },
+  });
+  assert.match(
+    disputed,
+    /The session disputes acceptance criterion 2\*\* \(`\.\/lint 'x'`\): no such tool \\\| here\. The stage waits for a person/,
+  );
+  assert.match(
+    renderJobSummary({ ...result, kind: "check" }),
+    /A check run \(`\/loom amend`\): no session ran/,
+  );
+});

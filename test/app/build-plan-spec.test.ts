@@ -27,6 +27,7 @@ test("the spec carries the plan's id, name, path, blob and each stage's id, name
       name: stage.name,
       dependencies: stage.dependencies,
       stageType: stage.stage_type,
+      ...(stage.acceptance.length === 0 ? {} : { acceptanceCount: stage.acceptance.length }),
     })),
   );
   assert.ok(spec.stages.some((stage) => stage.dependencies.length > 0));
@@ -73,6 +74,22 @@ test("auto_merge is carried as written, on the plan and on each stage; where it 
     ],
   );
   assert.equal("autoMerge" in buildPlanSpec(diamond(), "b".repeat(40)), false);
+});
+
+test("adjudication: the plan's max_amendments_per_stage and each stage's count of criteria are carried; unwritten, absent", () => {
+  const text = DIAMOND_PLAN.replace(
+    "  version: 1\n",
+    "  version: 1\n  adjudication:\n    max_amendments_per_stage: 1\n",
+  );
+  const parsed = parsePlan(PLAN_PATH, text);
+  assert.ok(parsed.ok);
+  const spec = buildPlanSpec(parsed.plan, "b".repeat(40));
+  assert.equal(spec.maxAmendmentsPerStage, 1);
+  assert.deepEqual(
+    spec.stages.map((stage) => stage.acceptanceCount),
+    parsed.plan.stages.map((stage) => (stage.acceptance.length === 0 ? undefined : stage.acceptance.length)),
+  );
+  assert.equal("maxAmendmentsPerStage" in buildPlanSpec(diamond(), "b".repeat(40)), false);
 });
 
 test("the spec carries the caps its sessions run with: the plan's, and a stage's own only where they differ", () => {

@@ -191,3 +191,48 @@ test("/loom continue without instructions, or with too many, is refused with the
     ["missing-stage"],
   );
 });
+
+test("/loom amend takes a stage, a criterion's number as its check run shows it, and the rest of the line as the new command", () => {
+  const parsed = parseCommands(
+    [
+      "/loom amend a 2 test -f a.txt",
+      "/loom amend PLAN-x/a #1 `npm test -- --grep 'x'`",
+      '/loom amend a 3 "make check"',
+    ].join("\n"),
+  );
+  assert.deepEqual(
+    parsed.map((c) => (c.ok && "stage" in c ? [c.stage.stageId, c.criterion, c.amendedCommand] : c)),
+    [
+      ["a", 2, "test -f a.txt"],
+      ["a", 1, "npm test -- --grep 'x'"],
+      ["a", 3, "make check"],
+    ],
+  );
+});
+
+test("/loom amend without a number or a command, or with a command over 1024 characters, is refused with the reason", () => {
+  const lines = [
+    "/loom amend",
+    "/loom amend a",
+    "/loom amend a 2",
+    "/loom amend a two x",
+    "/loom amend a 0 x",
+  ];
+  const parsed = parseCommands([...lines, `/loom amend a 1 ${"x".repeat(1025)}`].join("\n"));
+  assert.deepEqual(
+    parsed.map((c) => (c.ok ? "ok" : c.reason)),
+    ["missing-stage", "bad-amendment", "bad-amendment", "bad-amendment", "bad-amendment", "bad-amendment"],
+  );
+  const failure = parsed[2];
+  assert.ok(failure && !failure.ok);
+  assert.match(describeParseFailure(failure), /needs the criterion's number .* and the new command/);
+});
+
+test("/loom reject takes a stage and nothing more", () => {
+  assert.deepEqual(
+    parseCommands("/loom reject a\n/loom reject\n/loom reject a now").map((c) =>
+      c.ok && "stage" in c ? `${c.command} ${c.stage.stageId}` : c.ok ? c.command : c.reason,
+    ),
+    ["reject a", "missing-stage", "unexpected-argument"],
+  );
+});

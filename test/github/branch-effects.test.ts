@@ -103,6 +103,20 @@ test("deleting a stage branch that is already gone is fine, and only loom/ branc
   gh.done();
 });
 
+test("deleting an amended stage's branch deletes loom's record of its amendments too (one more request)", async () => {
+  gh = mockGitHub();
+  gh.api.delete("/repos/octo/repo/git/refs/heads%2Floom%2Fpr-7%2FPLAN-demo%2Fa").reply(204);
+  gh.api.delete("/repos/octo/repo/git/refs/loom%2Famend%2Floom%2Fpr-7%2FPLAN-demo%2Fa").reply(404, {});
+  const effect = {
+    type: "deleteBranch" as const,
+    key: "k",
+    branch: "loom/pr-7/PLAN-demo/a",
+    amendRecord: true as const,
+  };
+  assert.deepEqual(await executeEffect(makeContext(makeDiamond()), effect), []);
+  gh.done();
+});
+
 test("a command comment gets a reaction and, with a body, one short reply on the pull request", async () => {
   gh = mockGitHub();
   gh.api.post("/repos/octo/repo/issues/comments/99/reactions", { content: "-1" }).reply(201, {});

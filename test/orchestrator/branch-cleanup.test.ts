@@ -121,3 +121,56 @@ test("a stage continued after the plan was done loses its branch and record agai
     "a key the first clean-up did not use, so the outbox runs it",
   );
 });
+
+test("an amended stage's /loom amend record is deleted with its branch", () => {
+  const story = new Story(
+    { ...diamond, stages: diamond.stages.map((s) => (s.id === "b" ? { ...s, acceptanceCount: 1 } : s)) },
+    { settings: { deleteBranches: true } },
+  );
+  story.pass("a");
+  const checked = "c0ffee0000000000000000000000000000000001";
+  const dispute = { criterionIndex: 0, criterion: "npm test", reason: "needs a database" };
+  const report = {
+    usage: {
+      turns: 1,
+      inputTokens: 1,
+      outputTokens: 1,
+      cacheReadTokens: 0,
+      cacheCreationTokens: 0,
+      costUsd: 0,
+      durationMs: 1,
+    },
+    checks: [],
+    deviations: [],
+    learningsAdded: 0,
+    dispute,
+  };
+  story.send({ type: "run.dispatched", stageId: "b", attempt: 1, runId: 71 });
+  story.send({
+    type: "run.finished",
+    stageId: "b",
+    attempt: 1,
+    runId: 71,
+    outcome: "completed-with-failures",
+    detail: "1 of 1 checks failed",
+    headSha: checked,
+    report,
+  });
+  story.send({
+    type: "command.received",
+    command: "amend",
+    stageId: "b",
+    criterion: 1,
+    amendedCommand: "true",
+    writtenAt: story.at + 500,
+    sender: "octocat",
+    source: { kind: "comment", commentId: 11 },
+  });
+  story.pass("b");
+  story.pass("c");
+  story.pass("d");
+  assert.deepEqual(
+    story.of("deleteBranch").map((e) => [e.branch, e.amendRecord === true]),
+    ["a", "b", "c", "d"].map((id) => [`loom/pr-7/PLAN-demo/${id}`, id === "b"]),
+  );
+});

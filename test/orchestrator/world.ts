@@ -153,7 +153,34 @@ export class World {
         : this.pick(outcomes);
     // The commit its checks ran on, as the publish job reports it (what a merge takes, by SHA).
     const headSha = String(run.runId).padStart(40, "c");
-    this.send({ ...base, type: "run.finished", runId: run.runId, outcome, detail: "", headSha });
+    // Now and then a failed session disputes its first criterion (the stage waits for a person).
+    const disputes = outcome === "completed-with-failures" && this.random(2) === 0;
+    const report = disputes
+      ? {
+          usage: {
+            turns: 1,
+            inputTokens: 1,
+            outputTokens: 1,
+            cacheReadTokens: 0,
+            cacheCreationTokens: 0,
+            costUsd: 0,
+            durationMs: 1,
+          },
+          checks: [],
+          deviations: [],
+          learningsAdded: 0,
+          dispute: { criterionIndex: 0, criterion: "npm test", reason: "needs a database" },
+        }
+      : undefined;
+    this.send({
+      ...base,
+      type: "run.finished",
+      runId: run.runId,
+      outcome,
+      detail: "",
+      headSha,
+      ...(report === undefined ? {} : { report }),
+    });
   }
 
   private answerMerge(): void {
@@ -181,6 +208,8 @@ export class World {
         "skip",
         "merge",
         "continue",
+        "amend",
+        "reject",
       ] as const);
       return this.send({
         type: "command.received",
@@ -188,6 +217,7 @@ export class World {
         command,
         stageId,
         ...(command === "continue" ? { instructions: "also handle the empty case" } : {}),
+        ...(command === "amend" ? { criterion: 1, amendedCommand: "true", writtenAt: this.at } : {}),
         sender: "someone",
         source: { kind: "comment", commentId: this.random(1000) },
       });

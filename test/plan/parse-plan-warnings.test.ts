@@ -85,15 +85,15 @@ const cases: Case[] = [
     column: 7,
   },
   {
-    name: "a plan-level adjudication",
+    name: "a plan-level change_impact",
     yaml: [
       "loom:",
       "  version: 1",
-      "  adjudication: {max_amendments_per_stage: 3}",
+      "  change_impact: {baseline_command: make test}",
       "  stages:",
       ...goodStage("a"),
     ],
-    fragment: "`loom.adjudication` is not used yet",
+    fragment: "`loom.change_impact` is not run yet",
     line: 8,
     column: 3,
   },

@@ -11,6 +11,7 @@ import {
   type SessionIsolationRecord,
 } from "../../../src/artifacts/stage-result.ts";
 import { redactSecrets } from "../../../src/redact/redact-secrets.ts";
+import type { StageDispute } from "../../../src/artifacts/dispute-request.ts";
 import type { StageVerdict } from "../checks/decide-stage-outcome.ts";
 import { readHead } from "../git/list-commits.ts";
 import type { LearningRef } from "../../../src/knowledge/learning.ts";
@@ -40,6 +41,8 @@ export type FinishStage = {
   continued?: ContinuedFrom;
   /** The network sandbox the session and checks ran under, when there was one. */
   network?: NetworkRecord;
+  /** The acceptance criterion the session disputed (it failed), with its reason (redacted). */
+  dispute?: StageDispute;
 };
 
 /** The sandbox the action ran the session in, as `loom-result` records it. */
@@ -107,6 +110,16 @@ export async function finishStage(
               ...denial,
               ...optional("command", denial.command && redact(denial.command).slice(0, 300)),
             })),
+          },
+    ),
+    ...optional(
+      "dispute",
+      f.dispute === undefined
+        ? undefined
+        : {
+            ...f.dispute,
+            criterion: redact(f.dispute.criterion).slice(0, 1024),
+            reason: redact(f.dispute.reason).slice(0, 500),
           },
     ),
     ...optional(

@@ -7,6 +7,7 @@ import type { RunSessionOptions } from "../session/run-session.ts";
 import type { SessionOutcome } from "../session/session-outcome.ts";
 import type * as names from "../upload/artifact-port.ts";
 import type { ContinueRecordRead } from "../github/read-continue-record.ts";
+import type { AmendRecordRead } from "../github/read-amend-record.ts";
 import type { LoadPreviousOptions, PreviousSession } from "../upload/load-previous-session.ts";
 
 /** What `runStage` needs from the job: the checkout, the environments, the uploads, the clock. */
@@ -43,6 +44,11 @@ export type RunStageDeps = {
    * continue session cannot run and crashes saying so.
    */
   readContinueRecord?: () => Promise<ContinueRecordRead>;
+  /**
+   * The `/loom amend` record the app wrote for this check run (the amended criteria). Left out: a
+   * check run cannot run and crashes saying so.
+   */
+  readAmendRecord?: () => Promise<AmendRecordRead>;
   writeSummary: (markdown: string) => Promise<void>;
   /**
    * `.github/loom.yml` from the trusted ref (the dispatched commit, never the stage branch): its

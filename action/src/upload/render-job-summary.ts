@@ -44,6 +44,13 @@ export function renderJobSummary(result: StageResult): string {
       `Continued (\`/loom continue\`) from run ${result.continued.from_run_id} with a handoff prompt: ${cell(result.continued.reason ?? "")}.`,
       "",
     );
+  if (result.dispute !== undefined)
+    lines.push(
+      `⚖️ **The session disputes acceptance criterion ${result.dispute.criterion_index + 1}** (\`${cell(result.dispute.criterion).replaceAll("`", "'")}\`): ${cell(result.dispute.reason)}. The stage waits for a person: \`/loom amend\` or \`/loom reject\` on the pull request.`,
+      "",
+    );
+  if (result.kind === "check")
+    lines.push("A check run (`/loom amend`): no session ran; the checks ran with the amended criteria.", "");
   if (result.isolation?.mode === "none")
     lines.push(
       `⚠️ **Not isolated**: the session and the checks ran as the runner's own user and could read its tokens (${cell(result.isolation.reason)}).`,

@@ -1,0 +1,37 @@
+import { amendRecordRef, renderAmendRecord } from "../../src/artifacts/amend-record.ts";
+import type { Effect } from "../../src/orchestrator/effects.ts";
+import type { EffectContext } from "./effect-context.ts";
+import { writeRecordTag } from "./write-record-tag.ts";
+
+type DispatchRun = Extract<Effect, { type: "dispatchRun" }>;
+
+/**
+ * Records a stage's amended acceptance criteria (`/loom amend`) where its check-only run reads
+ * them with its read-only token, before the run is dispatched: an annotated tag object on the
+ * commit the checks run on, whose message is the `AmendRecord` for this dispatch key, and the ref
+ * `refs/loom/amend/<stage branch>` pointed at it (see `writeRecordTag`). The plan file is never
+ * changed. Requests: 2 writes for a stage's first amendment, 3 for a later one.
+ */
+export async function recordAmendment(ctx: EffectContext, effect: DispatchRun): Promise<void> {
+  const amendment = effect.amendment;
+  if (amendment === undefined) return;
+  const message = renderAmendRecord({
+    version: 1,
+    key: effect.key,
+    stage_id: effect.stageId,
+    checked_sha: amendment.checkedSha,
+    amendments: amendment.amendments.map((a) => ({
+      criterion_index: a.criterionIndex,
+      command: a.command,
+      by: a.by,
+    })),
+  });
+  await writeRecordTag(ctx, {
+    tag: `loom-amend-${effect.stageId}`,
+    message,
+    object: amendment.checkedSha,
+    ref: amendRecordRef(effect.branch),
+    what: `the amended criteria of ${effect.stageId}`,
+    call: "recordAmendment",
+  });
+}
