@@ -85,7 +85,7 @@ const cases: Case[] = [
     column: 7,
   },
   {
-    name: "a plan-level change_impact",
+    name: "a plan-level change_impact without failure patterns",
     yaml: [
       "loom:",
       "  version: 1",
@@ -93,7 +93,7 @@ const cases: Case[] = [
       "  stages:",
       ...goodStage("a"),
     ],
-    fragment: "`loom.change_impact` is not run yet",
+    fragment: "change_impact has no failure_patterns",
     line: 8,
     column: 3,
   },
