@@ -4,8 +4,9 @@ import { mkdtemp, readdir, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Emulator } from "../emulator/start-emulator.ts";
+import { startEmulator, type Emulator } from "../emulator/start-emulator.ts";
 import { freePort } from "../support/free-port.ts";
+import { readmeCaller } from "../workflows/readme-caller.ts";
 export { freePort };
 
 /** `npm start` run as a newcomer runs it, in a fresh checkout of loom: the README quick start tests. */
@@ -20,6 +21,27 @@ const NOT_IN_A_FRESH_CHECKOUT = new Set([
   "loom.sqlite-shm",
   "data",
 ]);
+
+/**
+ * The emulator as the quick start's GitHub: no webhook target until the manifest registers one,
+ * alice a writer, and the repository acme/widgets with README.md's caller block on its default
+ * branch (the quick start's first step), as the newcomer copied it.
+ */
+export async function startQuickStartGitHub(): Promise<Emulator> {
+  const caller = readmeCaller();
+  assert.ok(caller !== null, "README.md has the caller block");
+  return startEmulator({
+    webhookUrl: null,
+    permissions: { alice: "write" },
+    repos: [
+      {
+        owner: "acme",
+        name: "widgets",
+        files: { "README.md": "# widgets\n", ".github/workflows/loom.yml": caller },
+      },
+    ],
+  });
+}
 
 /** A checkout of loom in a temp folder (links to this one's files), so `.env` and the SQLite file are its own. */
 export async function freshCheckout(): Promise<string> {

@@ -5,12 +5,12 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { startEmulator, type Emulator } from "../emulator/start-emulator.ts";
-import { readmeCaller } from "../workflows/readme-caller.ts";
+import type { Emulator } from "../emulator/start-emulator.ts";
 import {
   freePort,
   freshCheckout,
   npmStart,
+  startQuickStartGitHub,
   stop,
   waitFor,
   waitForCheckRuns,
@@ -83,20 +83,8 @@ describe("README quick start, trying loom out through a smee.io channel", { time
   let port = 0;
 
   before(async () => {
-    // The repository has the README's caller on its default branch, as the quick start says.
-    const caller = readmeCaller();
-    assert.ok(caller !== null, "README.md has the caller block");
-    emulator = await startEmulator({
-      webhookUrl: null,
-      permissions: { alice: "write" },
-      repos: [
-        {
-          owner: "acme",
-          name: "widgets",
-          files: { "README.md": "# widgets\n", ".github/workflows/loom.yml": caller },
-        },
-      ],
-    });
+    // The caller a newcomer copies from README (test/workflows/readme-caller.test.ts: examples/loom.yml).
+    emulator = await startQuickStartGitHub();
     channel = await startChannel();
     checkout = await freshCheckout();
     const github = new URL(emulator.url);

@@ -5,14 +5,14 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { tmpdir } from "node:os";
 import type { RecordedRequest } from "../emulator/handle-request.ts";
-import { startEmulator, type Emulator } from "../emulator/start-emulator.ts";
+import type { Emulator } from "../emulator/start-emulator.ts";
 import { LOOM_RELEASES } from "../../src/release/loom-releases.ts";
-import { readmeCaller } from "../workflows/readme-caller.ts";
 import { planText, scriptStages, writeFiles } from "./model-script.ts";
 import {
   freePort,
   freshCheckout,
   npmStart,
+  startQuickStartGitHub,
   stop,
   waitFor,
   waitForCheckRuns,
@@ -45,19 +45,7 @@ describe("README quick start: npm start, the setup page, then a working App", { 
 
   before(async () => {
     // The caller a newcomer copies from README (test/workflows/readme-caller.test.ts: examples/loom.yml).
-    const caller = readmeCaller();
-    assert.ok(caller !== null, "README.md has the caller block");
-    emulator = await startEmulator({
-      webhookUrl: null,
-      permissions: { alice: "write" },
-      repos: [
-        {
-          owner: "acme",
-          name: "widgets",
-          files: { "README.md": "# widgets\n", ".github/workflows/loom.yml": caller },
-        },
-      ],
-    });
+    emulator = await startQuickStartGitHub();
     checkout = await freshCheckout();
     port = await freePort();
     const github = new URL(emulator.url);

@@ -48,6 +48,8 @@ describe("warnings about fields loom does not honour reach the author", () => {
       })),
     );
     assert.ok(warnings.some((w) => w.stage === "fix-parser" && w.message.includes("`sandbox.filesystem`")));
-    assert.ok(warnings.some((w) => w.stage === undefined && w.message.startsWith("`loom.sandbox.excluded_commands`")));
+    assert.ok(
+      warnings.some((w) => w.stage === undefined && w.message.startsWith("`loom.sandbox.excluded_commands`")),
+    );
   });
 });
