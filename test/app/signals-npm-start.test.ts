@@ -36,10 +36,14 @@ async function startApp(t: { after: (fn: () => Promise<void>) => void }) {
     await rm(checkout, { recursive: true, force: true });
   });
   await waitFor(`http://127.0.0.1:${port}/ping`, (status) => status === 200, run);
-  const listening = run
-    .output()
-    .split("\n")
-    .find((line) => line.startsWith("{") && line.includes('"msg":"Listening on'));
+  // The log line may reach this process after the answer to /ping (bounded: 100 × 50 ms).
+  const findListening = () =>
+    run
+      .output()
+      .split("\n")
+      .find((line) => line.startsWith("{") && line.includes('"msg":"Listening on'));
+  for (let attempt = 0; attempt < 100 && findListening() === undefined; attempt++) await sleep(50);
+  const listening = findListening();
   const nodePid = Number((JSON.parse(listening ?? "{}") as { pid?: unknown }).pid);
   assert.ok(Number.isInteger(nodePid) && nodePid !== run.child.pid, `node's pid:\n${run.output()}`);
   return { run, nodePid };
