@@ -29,6 +29,7 @@ export function buildPlanSpec(
       stageType: stage.stage_type,
       ...(stage.auto_merge === undefined ? {} : { autoMerge: stage.auto_merge }),
       ...(caps.stages[stage.id] === undefined ? {} : { caps: caps.stages[stage.id] }),
+      ...(stage.files.length === 0 ? {} : { files: [...stage.files] }),
     })),
     ...(plan.metadata.auto_merge === undefined ? {} : { autoMerge: plan.metadata.auto_merge }),
     caps: caps.plan,

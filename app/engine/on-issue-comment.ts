@@ -56,7 +56,10 @@ export async function onIssueComment(deps: EngineDeps, payload: unknown): Promis
     if ("stage" in command) {
       const match = findStage(plans, command.stage);
       // `continue` carries the sender's own instructions from this comment (sender authorized above).
-      const words = command.instructions === undefined ? {} : { instructions: command.instructions };
+      const words = {
+        ...(command.instructions === undefined ? {} : { instructions: command.instructions }),
+        ...(command.only === true ? { only: true as const } : {}),
+      };
       if (!match.ok) problems.push(match.problem);
       else if (command.command !== "merge")
         add(match.plan, { ...base, command: command.command, stageId: match.stageId, ...words });

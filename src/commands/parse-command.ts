@@ -21,7 +21,16 @@ export type ParsedCommand =
    * `sha`: for `merge <stage> <sha>`, the stage commit the person merges (checked later);
    * `instructions`: for `continue`, what the sender asks its resumed session to do.
    */
-  | { ok: true; command: StageCommand; stage: StageRef; line: string; sha?: string; instructions?: string }
+  | {
+      ok: true;
+      command: StageCommand;
+      stage: StageRef;
+      line: string;
+      sha?: string;
+      instructions?: string;
+      /** `retry <stage> --only`: a completed stage runs again without its dependents. */
+      only?: true;
+    }
   /**
    * `sha`: for `approve <sha>`, the commit the approver names (checked against the head later);
    * `amountUsd`: for `budget +<usd>`, what to add to the plan's budget.
@@ -136,9 +145,11 @@ function parseCommandWords(line: string, words: string[]): ParsedCommand {
   if (isStageCommand(command)) {
     const [ref, ...extra] = args;
     if (ref === undefined) return { ok: false, reason: "missing-stage", line };
+    const stage = parseStageRef(ref);
+    if (command === "retry" && extra.length === 1 && extra[0]?.toLowerCase() === "--only")
+      return { ok: true, command, stage, line, only: true };
     const [sha, ...more] = command === "merge" ? extra : [undefined, ...extra];
     if (more.length > 0) return { ok: false, reason: "unexpected-argument", line };
-    const stage = parseStageRef(ref);
     return sha === undefined
       ? { ok: true, command, stage, line }
       : { ok: true, command, stage, line, sha: sha.replace(/^`|`$/g, "") };

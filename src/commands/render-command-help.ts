@@ -4,7 +4,7 @@ import { MAX_CONTINUE_INSTRUCTIONS, type ParsedCommand } from "./parse-command.t
 export type PlanStages = { planId: string; stageIds: string[] };
 
 const USAGE = [
-  "`/loom retry <stage>`: run the stage again",
+  "`/loom retry <stage> [--only]`: run the stage again (a completed one on the current head; its dependents follow where its new merge changes their files, unless `--only`)",
   "`/loom skip <stage>`: skip it (dependents may start)",
   "`/loom block <stage>` / `/loom unblock <stage>`: stop or release it",
   "`/loom cancel <stage>`: cancel its running session",

@@ -39,6 +39,11 @@ export type StageSpec = {
   autoMerge?: boolean;
   /** This stage's caps, only where they differ from the plan's `caps`. */
   caps?: CapsInForce;
+  /**
+   * The stage's `files` globs (absent: none written): what a change must touch for the stage to
+   * be affected by it (see `findAffectingPath`).
+   */
+  files?: string[];
 };
 
 /** Settings from `.github/loom.yml` (default branch) that change scheduling. */
@@ -234,6 +239,11 @@ export type OrchestratorEvent =
       plansUntouched?: boolean;
       /** The merge commit's tree, from GitHub's answer. */
       tree?: string;
+      /**
+       * Every path the merge changed against `parent`, when GitHub's answer listed all of them
+       * (absent: not known). What a re-run's merge changed decides which dependents re-run.
+       */
+      changedPaths?: string[];
       detail: string;
     }
   | {
@@ -274,6 +284,8 @@ export type OrchestratorEvent =
        * bounded by `MAX_CONTINUE_INSTRUCTIONS`. The app has checked the sender's permission.
        */
       instructions?: string;
+      /** For `retry` of a completed stage: `--only`, its dependents are not re-run whatever it changes. */
+      only?: true;
     }
   /**
    * Someone without the permission a command needs commented or pressed a button. loom answers

@@ -93,7 +93,7 @@ export function handleCommand(ctx: StepContext, event: CommandEvent): void {
   let result: ActionResult;
   switch (event.command) {
     case "retry":
-      result = retryStage(ctx, stage, who);
+      result = retryStage(ctx, stage, who, event.only === true);
       break;
     case "skip":
       result = skipStage(ctx, stage, "command", who);

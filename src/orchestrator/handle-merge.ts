@@ -3,6 +3,7 @@ import type { StageState } from "./state.ts";
 import type { StepContext } from "./step-context.ts";
 import { moveHead, recordLoomHead } from "./move-head.ts";
 import { getMergePoint } from "./make-target-branch.ts";
+import { finishRerun } from "./rerun-stage.ts";
 import { addNote, emit, makeStageBranch, makeStageKey, moveStage, reject } from "./step-context.ts";
 
 /**
@@ -85,6 +86,7 @@ export function handleMergeFinished(
             ? `merged into ${getMergePoint(ctx.state)}${event.sha ? ` at ${event.sha.slice(0, 7)}` : ""}`
             : "merged: nothing new to merge",
       });
+      finishRerun(ctx, stage, event.outcome === "merged" ? (event.changedPaths ?? null) : []);
       return moved;
     }
     case "conflict":

@@ -39,7 +39,17 @@ export type Session = {
   neverStarted?: boolean;
   /** For a `continue` session: the person's instructions it carries. */
   continuation?: Continuation;
+  /** For the attempts of a re-run of a completed stage: why it runs again (`Rerun.why`). */
+  rerunWhy?: string;
 };
+
+/**
+ * A completed stage running again: `why` (a person's retry, a dependency's re-run that changed a
+ * path it builds on), `cascade`: when its new merge is done, its dependents whose `files` (or
+ * touched paths) the merge changed run again too (false for `/loom retry <stage> --only`).
+ * `fromHead`: its next dispatch moves the stage branch to the merge point's head first.
+ */
+export type Rerun = { why: string; at: number; cascade: boolean; fromHead?: true };
 
 export type StageState = {
   id: string;
@@ -83,6 +93,13 @@ export type StageState = {
    * with the stage's checks run (completed, or completed with failures). Absent otherwise.
    */
   continuation?: Continuation;
+  /** Set while a completed stage runs again (until its new merge is done). */
+  rerun?: Rerun;
+  /**
+   * The paths the stage's last merge changed on the merge point (at most `MAX_TOUCHED_PATHS`),
+   * when GitHub's answer listed them: what the stage built, for a change without `files` globs.
+   */
+  touchedPaths?: string[];
 };
 
 /**

@@ -29,6 +29,21 @@ test("unknown commands, missing stages and extra words are refused with a reason
   );
 });
 
+test("/loom retry <stage> --only asks for that stage alone; any other word after the stage is refused", () => {
+  const [only, other] = parseCommands("/loom retry build --only\n/loom retry build --all");
+  assert.ok(only?.ok && "stage" in only);
+  assert.deepEqual(
+    { command: only.command, stage: only.stage.stageId, only: only.only },
+    {
+      command: "retry",
+      stage: "build",
+      only: true,
+    },
+  );
+  assert.deepEqual(other?.ok ? "ok" : other?.reason, "unexpected-argument");
+  assert.equal(parseCommands("/loom skip build --only")[0]?.ok, false);
+});
+
 test("text that merely mentions loom, quotes a command or shows one in a code block is not a command", () => {
   const body = [
     "please run /loom retry build",

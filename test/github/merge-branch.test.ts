@@ -219,6 +219,11 @@ test("the merge's event says the plan files are untouched only when GitHub's ans
     assert.equal(event.plansUntouched === true, untouched, name);
     assert.equal(event.parent, parent, name);
     assert.equal(event.tree, "7".repeat(40), `${name}: the merge commit's tree, for a rename on it`);
+    // Every path it changed (a rename's both names) when the answer lists all of them, else none.
+    const listed = files !== undefined && files.length < 300;
+    assert.equal(event.changedPaths !== undefined, listed, `${name}: changed paths known`);
+    if (name === "a plan file renamed away")
+      assert.deepEqual(event.changedPaths, ["doc/plans/notes.md", "doc/plans/PLAN-x.md"]);
     gh.done();
     gh.cleanup();
     gh = undefined;
