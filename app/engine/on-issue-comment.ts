@@ -81,6 +81,9 @@ export async function onIssueComment(deps: EngineDeps, payload: unknown): Promis
         for (const plan of plans) add(plan, { ...base, command: "approve", ...pinOf(command.sha) });
         break;
       }
+      case "rerun":
+        for (const plan of plans) add(plan, { ...base, command: "rerun" });
+        break;
       case "budget":
         if (command.amountUsd !== undefined)
           for (const plan of plans) add(plan, { ...base, command: "budget", amountUsd: command.amountUsd });

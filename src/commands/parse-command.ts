@@ -159,6 +159,12 @@ function parseCommandWords(line: string, words: string[]): ParsedCommand {
     if (amount === null) return { ok: false, reason: "bad-amount", line };
     return { ok: true, command, line, amountUsd: amount };
   }
+  if (command === "rerun") {
+    // `/loom rerun affected`: the only thing a rerun names, so a typo never re-runs anything.
+    if (args.length !== 1 || args[0]?.toLowerCase() !== "affected")
+      return { ok: false, reason: "unexpected-argument", line };
+    return { ok: true, command, line };
+  }
   if (command === "approve" && args.length === 1 && args[0] !== undefined) {
     return { ok: true, command, line, sha: args[0].replace(/^`|`$/g, "") };
   }

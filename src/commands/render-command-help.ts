@@ -10,6 +10,7 @@ const USAGE = [
   "`/loom cancel <stage>`: cancel its running session",
   "`/loom merge <stage> [<sha>]`: merge a stage that waits for a person (`auto_merge: false`), exactly the commit its checks ran on",
   "`/loom continue <stage> <instructions>`: resume the stage's last session with your instructions (the rest of the line, or the lines after it); a new attempt that merges again",
+  "`/loom rerun affected`: run again the completed stages a push affected (listed on the plan's check run, with the forecast cost)",
   "`/loom status`: refresh the status comment",
   "`/loom approve [<sha>]`: allow the head commit you reviewed to run (plans from forks or outside authors); a push after your comment needs a new approval",
   "`/loom budget +<usd>`: add to the budget of the pull request's plans (each plan), when a plan waits for budget",

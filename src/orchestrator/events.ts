@@ -68,6 +68,8 @@ export type Settings = {
   liveHeartbeats?: boolean;
   /** Rename the plan file `IN_PROGRESS-` / `DONE-` on the pull request's branch (`rename_plans`); off when absent. */
   renamePlans?: boolean;
+  /** `rerun: affected`: a push's affected stages run again without a person asking (within the budget). */
+  rerunAffected?: boolean;
   /**
    * The plan's budget in US dollars (`budget.plan_usd`): a stage is not dispatched when the spend
    * plus the forecast of the stages ahead of it would pass it. None when absent.
@@ -133,6 +135,7 @@ export const COMMAND_NAMES = [
   "budget",
   "merge",
   "continue",
+  "rerun",
 ] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
@@ -200,6 +203,12 @@ export type OrchestratorEvent =
       pushedAt?: number;
       /** The pull request's fork as the push's payload names it (absent: not a fork). */
       fork?: ForkInfo;
+      /**
+       * A person's push (not loom's own commit): the paths it changed against the head loom knew
+       * (null: too many to list). Absent when the app did not look (no stage is merged yet, loom's
+       * own push, a fork plan): then no completed stage is affected.
+       */
+      changedPaths?: string[] | null;
     }
   | { type: "run.dispatched"; at: number; stageId: string; attempt: number; runId: number }
   | { type: "run.started"; at: number; stageId: string; attempt: number; runId: number }

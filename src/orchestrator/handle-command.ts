@@ -14,6 +14,7 @@ import {
 import { summarizeStatus } from "./summarize-status.ts";
 import { mergeByPerson } from "./merge-by-person.ts";
 import { continueStage } from "./continue-stage.ts";
+import { startAffectedStages } from "./rerun-affected.ts";
 import { getPlanBudget, getPlanSpend } from "./forecast-spend.ts";
 
 type CommandEvent = Extract<OrchestratorEvent, { type: "command.received" }>;
@@ -67,6 +68,11 @@ export function handleCommand(ctx: StepContext, event: CommandEvent): void {
     case "budget":
       raiseBudget(ctx, event, who);
       return;
+    case "rerun": {
+      const result = startAffectedStages(ctx, who);
+      reply(ctx, event, result.ok, result.ok ? null : `loom could not re-run: ${result.reason}`);
+      return;
+    }
     case "retry":
       if (event.stageId === undefined && event.source.kind === "check-suite-rerequest") {
         rerunFailedStages(ctx, event, who);

@@ -102,6 +102,16 @@ export type StageState = {
   touchedPaths?: string[];
 };
 
+/** A completed stage a change affects, and why (the path, or that it is downstream of one). */
+export type AffectedStage = { id: string; why: string };
+
+/**
+ * The completed stages a change (a person's push) affects and everything downstream of them, shown
+ * before anything is spent: `/loom rerun affected` (or the plan check run's button) runs them
+ * again. `cause`: the change, for people (`the push of 1a2b3c4`).
+ */
+export type AffectedSet = { cause: string; at: number; stages: AffectedStage[] };
+
 /**
  * A plan from a fork (`pull_request.head.repo` is another repository). Its merge point is `target`
  * in the base repository; each approved head is merged into it (`syncTarget`) before stages start.
@@ -169,6 +179,8 @@ export type PlanState = {
   budgetRaisedUsd?: number;
   /** Set while the next stage waits because its forecast would pass the budget (cleared when it starts). */
   budgetWait?: BudgetWait | null;
+  /** The stages a change affects, waiting for a person to re-run them (absent or null: none). */
+  affected?: AffectedSet | null;
   /** When loom last wrote a refusal's reason to each person (login → ms), kept for an hour. */
   refusalRepliedAt?: Record<string, number>;
   trusted: boolean;

@@ -9,6 +9,7 @@ import { ANNOTATIONS_PER_REQUEST, toPlanAnnotation } from "./plan-annotations.ts
 import { escapeCell } from "./format-status.ts";
 import { renderForkNote } from "./render-fork-note.ts";
 import { renderMergeWaits } from "./render-merge-waits.ts";
+import { renderAffected } from "./render-affected.ts";
 import { isWaitingForMerge } from "../orchestrator/is-waiting-for-merge.ts";
 import { isCallerRefused, renderCallerNote } from "./render-caller-note.ts";
 import { renamesPlanFile } from "../orchestrator/plan-file-lifecycle.ts";
@@ -24,7 +25,8 @@ export function getPlanCheckName(planId: string): string {
  * The plan's check: success once every stage is merged or skipped; failure when nothing runs any
  * more and a stage is stuck (action_required when every stuck stage waits for a person to merge
  * it), or nothing runs and the caller workflow cannot run stages (`isCallerRefused`);
- * action_required while an untrusted plan waits for approval; cancelled when the pull request
+ * action_required while an untrusted plan waits for approval, or once every stage is done while a
+ * push affects completed stages (a person decides whether they run again); cancelled when the pull request
  * closed first; otherwise in progress (queued while on hold).
  */
 export function getPlanCheckState(state: PlanState): CheckState {
@@ -38,6 +40,9 @@ export function getPlanCheckState(state: PlanState): CheckState {
     !state.closed &&
     state.planFileProblem === undefined &&
     !/(^|\/)DONE-[^/]*$/.test(state.planFile ?? state.plan.path);
+  // Finished, but a push affects completed stages: a person decides whether they run again.
+  if (done && !state.closed && (state.affected?.stages.length ?? 0) > 0)
+    return { status: "completed", conclusion: "action_required" };
   if (
     done &&
     checks.every(
@@ -86,6 +91,9 @@ function renderTitle(state: PlanState): string {
   if (isCallerRefused(state)) return "The caller workflow cannot run stages";
   if (isAwaitingApproval(state)) return "Waiting for approval";
   if (state.budgetWait) return `Waiting for budget: ${merged}/${stages.length} stages merged`;
+  const affected = state.affected?.stages.length ?? 0;
+  if (affected > 0)
+    return `${affected} completed stage${affected === 1 ? "" : "s"} affected by a push: ${merged}/${stages.length} stages merged`;
   if (stages.some(isWaitingForMerge))
     return `Waiting for a person to merge: ${merged}/${stages.length} stages merged`;
   return `${merged}/${stages.length} stages merged`;
@@ -110,6 +118,7 @@ export function renderPlanCheckRun(state: PlanState, options: RenderOptions = {}
           "",
         ]),
     ...renderMergeWaits(state),
+    ...renderAffected(state),
     ...renderPlanSpend(state),
     ...(state.planFileProblem === undefined
       ? []

@@ -120,3 +120,15 @@ test("a rewritten head that still holds every merged stage's commit loses none a
   assert.deepEqual(warnings, []);
   gh?.done();
 });
+
+test("a compare of the same head already made (reading the push's changed paths) is not asked again", async () => {
+  const { deps, calls, octokit } = setUp();
+  const state = mergedState({ loomHeads: [LOOM] });
+  state.pr.headSha = LOOM;
+  assert.deepEqual(
+    await findLostMerges(deps, octokit, repo, state, HEAD, { base: LOOM, contains: true }),
+    [],
+  );
+  assert.equal(calls.by["checkMerged"], undefined);
+  gh?.done();
+});

@@ -44,6 +44,15 @@ test("/loom retry <stage> --only asks for that stage alone; any other word after
   assert.equal(parseCommands("/loom skip build --only")[0]?.ok, false);
 });
 
+test("/loom rerun affected is read; rerun with anything else is refused", () => {
+  assert.deepEqual(
+    parseCommands("/loom rerun affected\n/loom rerun\n/loom rerun everything").map((c) =>
+      c.ok ? c.command : c.reason,
+    ),
+    ["rerun", "unexpected-argument", "unexpected-argument"],
+  );
+});
+
 test("text that merely mentions loom, quotes a command or shows one in a code block is not a command", () => {
   const body = [
     "please run /loom retry build",

@@ -1,0 +1,54 @@
+import { findAffectedStages } from "./find-affected-stages.ts";
+import { rerunStage } from "./rerun-stage.ts";
+import type { ActionResult } from "./stage-actions.ts";
+import type { StepContext } from "./step-context.ts";
+
+/**
+ * A person's push changed `changed` (null: not known) on head `headSha`: the completed stages it
+ * affects (and those downstream) join the plan's affected set, shown on the plan's check run and
+ * the status comment until a person re-runs them, or run again at once with `rerun: affected`
+ * (within the budget: they queue like any stage). A push that affects none changes nothing.
+ */
+export function noteAffectedStages(
+  ctx: StepContext,
+  changed: readonly string[] | null,
+  headSha: string,
+): void {
+  const { state } = ctx;
+  const cause = `the push of ${headSha.slice(0, 7)}`;
+  const found = findAffectedStages(state, changed, cause);
+  if (found.length === 0) return;
+  const earlier = state.affected ?? null;
+  const known = new Set(earlier?.stages.map((stage) => stage.id) ?? []);
+  const stages = [...(earlier?.stages ?? []), ...found.filter((stage) => !known.has(stage.id))];
+  const ordered = state.order.flatMap((id) => stages.filter((stage) => stage.id === id));
+  state.affected = {
+    cause: earlier === null ? cause : `${earlier.cause}, ${cause}`,
+    at: ctx.at,
+    stages: ordered,
+  };
+  if (state.settings.rerunAffected === true)
+    startAffectedStages(ctx, "`rerun: affected` in `.github/loom.yml`");
+}
+
+/**
+ * `/loom rerun affected` (or the plan check run's "Re-run affected"): every stage of the affected
+ * set that is still completed and merged runs again, each saying why; the set is cleared. The
+ * set holds everything downstream already, so none cascades further.
+ */
+export function startAffectedStages(ctx: StepContext, by: string): ActionResult {
+  const { state } = ctx;
+  const affected = state.affected ?? null;
+  if (affected === null || affected.stages.length === 0)
+    return { ok: false, reason: `no completed stage of ${state.plan.id} is affected by a change` };
+  const started: string[] = [];
+  for (const { id, why } of affected.stages) {
+    const stage = state.stages[id];
+    if (stage && !stage.removed && rerunStage(ctx, stage, `${why}; re-run by ${by}`, false))
+      started.push(`\`${id}\``);
+  }
+  state.affected = null;
+  if (started.length === 0)
+    return { ok: false, reason: "none of the affected stages is completed and merged any more" };
+  return { ok: true, text: `running again: ${started.join(", ")}` };
+}
