@@ -44,6 +44,11 @@ export type StageSpec = {
    * be affected by it (see `findAffectingPath`).
    */
   files?: string[];
+  /**
+   * A digest of the stage's whole definition in the plan file (every field): a plan edit that
+   * changes it makes a completed stage affected. Absent in plans stored before it existed.
+   */
+  definition?: string;
 };
 
 /** Settings from `.github/loom.yml` (default branch) that change scheduling. */

@@ -13,6 +13,8 @@ function isRerunnableDone(state: PlanState, id: string): boolean {
  * `files` globs (or, without them, the paths their merge changed) it touches, `cause` naming the
  * change (`the push of 1a2b3c4`), and every completed stage downstream of one of them.
  */
+export { isRerunnableDone };
+
 export function findAffectedStages(
   state: PlanState,
   changed: readonly string[] | null,
@@ -24,6 +26,15 @@ export function findAffectedStages(
     const affecting = findAffectingPath(state, id, changed);
     if (affecting !== null) why.set(id, `${cause} changed ${describeAffectingPath(affecting)}`);
   }
+  return addDownstream(state, why);
+}
+
+/**
+ * `direct` (stage id → why, each completed and merged) and every completed, merged stage
+ * downstream of one of them (`downstream of <stage>`), in plan order.
+ */
+export function addDownstream(state: PlanState, direct: ReadonlyMap<string, string>): AffectedStage[] {
+  const why = new Map(direct);
   if (why.size === 0) return [];
   const graph = buildStateGraph(state);
   const queue = [...why.keys()];

@@ -1,4 +1,5 @@
-import { findAffectedStages } from "./find-affected-stages.ts";
+import { addDownstream, findAffectedStages, isRerunnableDone } from "./find-affected-stages.ts";
+import type { AffectedStage } from "./state.ts";
 import { rerunStage } from "./rerun-stage.ts";
 import type { ActionResult } from "./stage-actions.ts";
 import type { StepContext } from "./step-context.ts";
@@ -14,9 +15,27 @@ export function noteAffectedStages(
   changed: readonly string[] | null,
   headSha: string,
 ): void {
-  const { state } = ctx;
   const cause = `the push of ${headSha.slice(0, 7)}`;
-  const found = findAffectedStages(state, changed, cause);
+  addAffectedStages(ctx, cause, findAffectedStages(ctx.state, changed, cause));
+}
+
+/**
+ * A new version of the plan file changed the definition of `changed` (stage ids): those completed
+ * and merged, and every completed stage downstream, join the affected set like a push's.
+ */
+export function noteAffectedByPlanEdit(ctx: StepContext, changed: readonly string[]): void {
+  const { state } = ctx;
+  const direct = new Map(
+    changed
+      .filter((id) => isRerunnableDone(state, id))
+      .map((id) => [id, "its definition changed in the plan file"] as const),
+  );
+  addAffectedStages(ctx, "the plan edit", addDownstream(state, direct));
+}
+
+/** `found` joins the affected set (`cause` the change); with `rerun: affected` it runs at once. */
+function addAffectedStages(ctx: StepContext, cause: string, found: readonly AffectedStage[]): void {
+  const { state } = ctx;
   if (found.length === 0) return;
   const earlier = state.affected ?? null;
   const known = new Set(earlier?.stages.map((stage) => stage.id) ?? []);
