@@ -171,12 +171,13 @@ export async function mergeBranch(ctx: EffectContext, effect: MergeBranch): Prom
     const branchHead = await readBranchHead(ctx, effect.type, effect.head);
     if (branchHead !== effect.sha) {
       const now = branchHead === null ? "was deleted" : `moved to ${branchHead.slice(0, 7)}`;
-      return finished(
+      const events = finished(
         ctx,
         effect,
         "branch-moved",
         `the stage branch ${effect.head} ${now} after the checks ran on ${effect.sha.slice(0, 7)}`,
       );
+      return branchHead === null ? events.map((event) => ({ ...event, branchGone: true as const })) : events;
     }
   }
   const head = effect.sha ?? effect.head;

@@ -258,6 +258,8 @@ export type OrchestratorEvent =
        * (absent: not known). What a re-run's merge changed decides which dependents re-run.
        */
       changedPaths?: string[];
+      /** `branch-moved` because the stage branch is gone (deleted), not moved. */
+      branchGone?: true;
       detail: string;
     }
   | {

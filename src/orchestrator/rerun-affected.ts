@@ -33,6 +33,22 @@ export function noteAffectedByPlanEdit(ctx: StepContext, changed: readonly strin
   addAffectedStages(ctx, "the plan edit", addDownstream(state, direct));
 }
 
+/**
+ * A push (`headSha`) dropped stage `stageId`'s merge: its completed dependents, and everything
+ * downstream of them, built on it and join the affected set. The stage itself is merged again.
+ */
+export function noteAffectedByLostMerge(ctx: StepContext, stageId: string, headSha: string): void {
+  const { state } = ctx;
+  const direct = new Map(
+    state.order
+      .filter(
+        (id) => state.stages[id]?.dependencies.includes(stageId) === true && isRerunnableDone(state, id),
+      )
+      .map((id) => [id, `it builds on \`${stageId}\`, whose merge the push dropped`] as const),
+  );
+  addAffectedStages(ctx, `the push of ${headSha.slice(0, 7)}`, addDownstream(state, direct));
+}
+
 /** `found` joins the affected set (`cause` the change); with `rerun: affected` it runs at once. */
 function addAffectedStages(ctx: StepContext, cause: string, found: readonly AffectedStage[]): void {
   const { state } = ctx;
@@ -42,7 +58,10 @@ function addAffectedStages(ctx: StepContext, cause: string, found: readonly Affe
   const stages = [...(earlier?.stages ?? []), ...found.filter((stage) => !known.has(stage.id))];
   const ordered = state.order.flatMap((id) => stages.filter((stage) => stage.id === id));
   state.affected = {
-    cause: earlier === null ? cause : `${earlier.cause}, ${cause}`,
+    cause:
+      earlier === null || earlier.cause.split(", ").includes(cause)
+        ? (earlier?.cause ?? cause)
+        : `${earlier.cause}, ${cause}`,
     at: ctx.at,
     stages: ordered,
   };

@@ -93,6 +93,11 @@ export type StageState = {
    * with the stage's checks run (completed, or completed with failures). Absent otherwise.
    */
   continuation?: Continuation;
+  /**
+   * Set while the stage is merged again because a push dropped its merge from the pull request's
+   * head (`merge.lost`): when its branch is gone, it runs again instead. Cleared once merged.
+   */
+  mergeLost?: true;
   /** Set while a completed stage runs again (until its new merge is done). */
   rerun?: Rerun;
   /**
