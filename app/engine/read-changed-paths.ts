@@ -22,7 +22,8 @@ export type ChangedPaths = {
  * The paths a person's push to `headSha` changed against the head loom knew, for the affected set
  * (`head.moved`'s `changedPaths`): one compare (`<known>...<head>`, the files against their merge
  * base), and only when it can matter: some stage is completed and merged, the push is not loom's
- * own commit, the plan is not a fork's (its stages merge into loom's result branch). Null when
+ * own commit, the plan is not a fork's (its stages merge into loom's result branch); a push of one
+ * commit with loom's message (`loom: …`) is taken for loom's own (its answer is on its way). Null when
  * GitHub does not list them all (300 files or more) or no longer has the known head (404):
  * every completed stage is affected then, and the plan's check run says why.
  */
@@ -51,6 +52,11 @@ export async function readChangedPaths(
       base: state.pr.headSha,
       contains: data.status === "ahead" || data.status === "identical",
     };
+    // One commit whose message is loom's (a stage's merge, a rename): most likely loom's own push
+    // whose answer has not been recorded yet; the reducer drops what it affected once it is.
+    // Read without trusting the shape (GitHub's schema lists them; nothing here may fail on it).
+    const [only] = (data as { commits?: typeof data.commits }).commits ?? [];
+    if (data.ahead_by === 1 && only?.commit.message.startsWith("loom: ") === true) return { compared };
     const files = data.files;
     if (files === undefined || files.length >= COMPARE_FILES_MAX) return { changedPaths: null, compared };
     return {

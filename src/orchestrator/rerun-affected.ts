@@ -16,7 +16,24 @@ export function noteAffectedStages(
   headSha: string,
 ): void {
   const cause = `the push of ${headSha.slice(0, 7)}`;
-  addAffectedStages(ctx, cause, findAffectedStages(ctx.state, changed, cause));
+  const found = findAffectedStages(ctx.state, changed, cause).map((stage) => ({ ...stage, push: headSha }));
+  addAffectedStages(ctx, cause, found);
+}
+
+/**
+ * Head `sha` proved to be loom's own commit (a merge or rename whose answer came after its push's
+ * webhook): the stages only that push affected are not affected after all.
+ */
+export function forgetOwnPush(ctx: StepContext, sha: string): void {
+  const { state } = ctx;
+  const affected = state.affected ?? null;
+  if (affected === null || !affected.stages.some((stage) => stage.push === sha)) return;
+  const stages = affected.stages.filter((stage) => stage.push !== sha);
+  const cause = affected.cause
+    .split(", ")
+    .filter((part) => part !== `the push of ${sha.slice(0, 7)}`)
+    .join(", ");
+  state.affected = stages.length === 0 ? null : { ...affected, cause, stages };
 }
 
 /**

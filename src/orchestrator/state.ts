@@ -108,7 +108,15 @@ export type StageState = {
 };
 
 /** A completed stage a change affects, and why (the path, or that it is downstream of one). */
-export type AffectedStage = { id: string; why: string };
+export type AffectedStage = {
+  id: string;
+  why: string;
+  /**
+   * The head of the push that affected it, when a push did: should that head prove to be loom's
+   * own commit (its push's webhook came before loom's merge answer), the stage is dropped again.
+   */
+  push?: string;
+};
 
 /**
  * The completed stages a change (a person's push) affects and everything downstream of them, shown

@@ -51,7 +51,12 @@ test("a person's push with a merged stage costs one compare against the head loo
   api
     .get(`/repos/octo/repo/compare/${state.pr.headSha}...${HEAD}`)
     .query({ per_page: "1" })
-    .reply(200, { status: "ahead", files: [file("src/b/x.ts"), file("src/new.ts", "src/old.ts")] });
+    .reply(200, {
+      status: "ahead",
+      ahead_by: 2,
+      commits: [{ sha: HEAD, commit: { message: "Fix b" } }],
+      files: [file("src/b/x.ts"), file("src/new.ts", "src/old.ts")],
+    });
   assert.deepEqual(await readChangedPaths(deps, octokit, repo, state, HEAD), {
     changedPaths: ["src/b/x.ts", "src/new.ts", "src/old.ts"],
     // What findLostMerges would ask next: the new head contains the known one.
@@ -68,7 +73,12 @@ test("a full page of files (GitHub lists at most 300) or a head GitHub no longer
   api
     .get(url)
     .query(true)
-    .reply(200, { status: "diverged", files: Array.from({ length: 300 }, (_, i) => file(`f${i}`)) });
+    .reply(200, {
+      status: "diverged",
+      ahead_by: 1,
+      commits: [{ sha: HEAD, commit: { message: "Rewrite" } }],
+      files: Array.from({ length: 300 }, (_, i) => file(`f${i}`)),
+    });
   assert.deepEqual(await readChangedPaths(deps, octokit, repo, state, HEAD), {
     changedPaths: null,
     compared: { base: state.pr.headSha, contains: false },
@@ -97,4 +107,22 @@ test("no request when it cannot matter: nothing merged yet, loom's own head, a f
   };
   assert.deepEqual(await readChangedPaths(deps, octokit, repo, fork, HEAD), {});
   assert.equal(calls.by["readChangedPaths"], undefined);
+});
+
+test("one commit with loom's message is taken for loom's own push whose answer is on its way: no changed paths", async () => {
+  const { deps, octokit, api } = setUp();
+  const state = mergedState();
+  api
+    .get(`/repos/octo/repo/compare/${state.pr.headSha}...${HEAD}`)
+    .query(true)
+    .reply(200, {
+      status: "ahead",
+      ahead_by: 1,
+      commits: [{ sha: HEAD, commit: { message: "loom: merge stage b (Left) of PLAN-demo" } }],
+      files: [file("src/b/x.ts")],
+    });
+  assert.deepEqual(await readChangedPaths(deps, octokit, repo, state, HEAD), {
+    compared: { base: state.pr.headSha, contains: true },
+  });
+  gh?.done();
 });

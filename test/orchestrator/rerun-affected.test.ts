@@ -31,8 +31,8 @@ test("a person's push under b's files affects b and d (downstream): listed with 
   const story = finishDiamond();
   push(story, ["src/b/fix.ts", "README.md"]);
   assert.deepEqual(story.state.affected?.stages, [
-    { id: "b", why: "the push of 9999999 changed `src/b/fix.ts`" },
-    { id: "d", why: "downstream of `b`" },
+    { id: "b", why: "the push of 9999999 changed `src/b/fix.ts`", push: PUSHED },
+    { id: "d", why: "downstream of `b`", push: PUSHED },
   ]);
   assert.deepEqual(story.dispatched(), [], "nothing is spent before a person asks");
   assert.ok(story.of("syncStatusComment").length > 0, "the status comment shows it");
@@ -144,4 +144,26 @@ test("an affected re-run that does not fit the budget waits with the reason; /lo
     source: { kind: "comment", commentId: 6 },
   });
   assert.deepEqual(story.dispatched(), ["b"]);
+});
+
+test("a push that proves to be loom's own merge (its webhook came before the merge's answer) affects nothing after all", () => {
+  const story = finishDiamond();
+  story.command("retry", "c");
+  story.run("c", "completed");
+  // The merge's push is seen first, as a push nobody claims yet: what it changed looks like a person's.
+  push(story, ["src/d/shared.ts"]);
+  assert.deepEqual(
+    story.state.affected?.stages.map((s) => s.id),
+    ["d"],
+  );
+  story.send({
+    type: "merge.finished",
+    stageId: "c",
+    outcome: "merged",
+    sha: PUSHED,
+    changedPaths: ["src/d/shared.ts"],
+    detail: "",
+  });
+  assert.equal(story.state.affected, null);
+  assert.deepEqual(story.dispatched(), ["d"], "d runs as c's re-run changed its files, not as affected");
 });
