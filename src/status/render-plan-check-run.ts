@@ -25,9 +25,10 @@ export function getPlanCheckName(planId: string): string {
  * The plan's check: success once every stage is merged or skipped; failure when nothing runs any
  * more and a stage is stuck (action_required when every stuck stage waits for a person to merge
  * it), or nothing runs and the caller workflow cannot run stages (`isCallerRefused`);
- * action_required while an untrusted plan waits for approval, or once every stage is done while a
- * push affects completed stages (a person decides whether they run again); cancelled when the pull request
- * closed first; otherwise in progress (queued while on hold).
+ * action_required while an untrusted plan waits for approval; neutral instead of success while a
+ * change affects completed stages (a person decides whether they run again; GitHub lets a neutral
+ * required check pass); cancelled when the pull request closed first; otherwise in progress (queued
+ * while on hold).
  */
 export function getPlanCheckState(state: PlanState): CheckState {
   const stages = listStages(state).filter((s) => !s.removed);
@@ -40,16 +41,18 @@ export function getPlanCheckState(state: PlanState): CheckState {
     !state.closed &&
     state.planFileProblem === undefined &&
     !/(^|\/)DONE-[^/]*$/.test(state.planFile ?? state.plan.path);
-  // Finished, but a push affects completed stages: a person decides whether they run again.
-  if (done && !state.closed && (state.affected?.stages.length ?? 0) > 0)
-    return { status: "completed", conclusion: "action_required" };
   if (
     done &&
     checks.every(
       (c) => c.status === "completed" && (c.conclusion === "success" || c.conclusion === "skipped"),
     )
   ) {
-    return archiving ? { status: "in_progress" } : { status: "completed", conclusion: "success" };
+    if (archiving) return { status: "in_progress" };
+    // Finished, but a push affects completed stages: neutral (it passes a required check, as the
+    // stages did pass) until a person re-runs them or not.
+    if (!state.closed && (state.affected?.stages.length ?? 0) > 0)
+      return { status: "completed", conclusion: "neutral" };
+    return { status: "completed", conclusion: "success" };
   }
   if (state.closed) return { status: "completed", conclusion: "cancelled" };
   // Nothing can start while the caller cannot run stages (sessions already running may finish).
