@@ -26,8 +26,8 @@ export function getPlanCheckName(planId: string): string {
  * more and a stage is stuck (action_required when every stuck stage waits for a person to merge
  * it), or nothing runs and the caller workflow cannot run stages (`isCallerRefused`);
  * action_required while an untrusted plan waits for approval; neutral instead of success while a
- * change affects completed stages (a person decides whether they run again; GitHub lets a neutral
- * required check pass); cancelled when the pull request closed first; otherwise in progress (queued
+ * change affects completed stages (they did pass; a person decides whether they run again, and a
+ * neutral check, unlike action_required, is not a failure); cancelled when the pull request closed first; otherwise in progress (queued
  * while on hold).
  */
 export function getPlanCheckState(state: PlanState): CheckState {
@@ -48,8 +48,8 @@ export function getPlanCheckState(state: PlanState): CheckState {
     )
   ) {
     if (archiving) return { status: "in_progress" };
-    // Finished, but a push affects completed stages: neutral (it passes a required check, as the
-    // stages did pass) until a person re-runs them or not.
+    // Finished, but a push affects completed stages: neutral (they did pass) until a person
+    // re-runs them or not.
     if (!state.closed && (state.affected?.stages.length ?? 0) > 0)
       return { status: "completed", conclusion: "neutral" };
     return { status: "completed", conclusion: "success" };
