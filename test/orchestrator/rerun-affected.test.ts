@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { summarizeStatus } from "../../src/orchestrator/summarize-status.ts";
 import { renderPlanCheckRun } from "../../src/status/render-plan-check-run.ts";
 import { renderStatusComment } from "../../src/status/render-status-comment.ts";
 import { finishDiamond, passWith } from "./diamond.ts";
@@ -47,6 +48,10 @@ test("a person's push under b's files affects b and d (downstream): listed with 
     [["Re-run affected", "rerun-affected"]],
   );
   assert.match(renderStatusComment(story.state), /`\/loom rerun affected`/);
+  assert.match(
+    summarizeStatus(story.state),
+    /- `d`: completed, merged, affected, attempt 1\nAffected by a change/,
+  );
 });
 
 test("/loom rerun affected re-runs b, then d, never a or c; the set is cleared and each stage says why", () => {
