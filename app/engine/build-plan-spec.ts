@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { LoomConfig } from "../../src/config/loom-config.ts";
 import { resolvePlanCaps } from "../../src/config/resolve-plan-caps.ts";
 import type { PlanSpec } from "../../src/orchestrator/events.ts";
@@ -30,6 +31,8 @@ export function buildPlanSpec(
       ...(stage.auto_merge === undefined ? {} : { autoMerge: stage.auto_merge }),
       ...(stage.acceptance.length === 0 ? {} : { acceptanceCount: stage.acceptance.length }),
       ...(caps.stages[stage.id] === undefined ? {} : { caps: caps.stages[stage.id] }),
+      ...(stage.files.length === 0 ? {} : { files: [...stage.files] }),
+      definition: digestStage(stage),
     })),
     ...(plan.metadata.auto_merge === undefined ? {} : { autoMerge: plan.metadata.auto_merge }),
     ...(plan.metadata.adjudication?.max_amendments_per_stage === undefined
@@ -47,4 +50,13 @@ export function buildPlanSpec(
           })),
         }),
   };
+}
+
+/**
+ * A digest of everything the plan file says about a stage (its parsed fields, as JSON): equal for
+ * an unchanged stage whatever else the file changed, so an edit of the plan tells which stages it
+ * redefined. 16 hex digits of SHA-256.
+ */
+function digestStage(stage: Plan["stages"][number]): string {
+  return createHash("sha256").update(JSON.stringify(stage)).digest("hex").slice(0, 16);
 }

@@ -14,6 +14,7 @@ const LABEL = "checkMerged";
  * against the new one): when the new head still descends from it, every merged stage is still
  * in. Only when history was rewritten is each merged stage's commit compared. Fork plans cost
  * nothing: their stages are merged into loom's result branch, which a push to the fork leaves alone.
+ * `compared`: a compare of the same head already made (`readChangedPaths`), not asked again.
  */
 export async function findLostMerges(
   deps: EngineDeps,
@@ -21,6 +22,7 @@ export async function findLostMerges(
   repo: RepoOf,
   state: PlanState,
   headSha: string,
+  compared?: { base: string; contains: boolean },
 ): Promise<OrchestratorEvent[]> {
   const merged = state.order.flatMap((id) => {
     const stage = state.stages[id];
@@ -30,7 +32,9 @@ export async function findLostMerges(
   // a push to the fork cannot remove a merged stage.
   if (state.fork) return [];
   if (merged.length === 0 || (state.loomHeads ?? []).includes(headSha)) return [];
-  const contains = (sha: string) => headContains(deps, octokit, repo, headSha, sha);
+  // The compare that read the push's changed paths answered for the known head already.
+  const contains = async (sha: string) =>
+    compared?.base === sha ? compared.contains : headContains(deps, octokit, repo, headSha, sha);
   if (await contains(state.loomHeads?.at(-1) ?? state.pr.headSha)) return [];
   const events: OrchestratorEvent[] = [];
   for (const { stageId, sha } of merged) {

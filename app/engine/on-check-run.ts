@@ -65,6 +65,7 @@ function readCommand(
   const known = parseActionIdentifier(identifier);
   if (known === null) return null;
   if (known.action === "approve") return stageId === null ? { command: "approve" } : null;
+  if (known.action === "rerun-affected") return stageId === null ? { command: "rerun" } : null;
   if (stageId === null) return null;
   return known.sha === undefined ? { command: known.action } : { command: known.action, sha: known.sha };
 }

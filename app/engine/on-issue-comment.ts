@@ -56,7 +56,10 @@ export async function onIssueComment(deps: EngineDeps, payload: unknown): Promis
     if ("stage" in command) {
       const match = findStage(plans, command.stage);
       // `continue` carries the sender's own instructions from this comment (sender authorized above).
-      const words = command.instructions === undefined ? {} : { instructions: command.instructions };
+      const words = {
+        ...(command.instructions === undefined ? {} : { instructions: command.instructions }),
+        ...(command.only === true ? { only: true as const } : {}),
+      };
       if (!match.ok) problems.push(match.problem);
       else if (command.command === "amend")
         // Pinned like a merge: a comment written before the stage started waiting is not about it.
@@ -88,6 +91,9 @@ export async function onIssueComment(deps: EngineDeps, payload: unknown): Promis
         for (const plan of plans) add(plan, { ...base, command: "approve", ...pinOf(command.sha) });
         break;
       }
+      case "rerun":
+        for (const plan of plans) add(plan, { ...base, command: "rerun" });
+        break;
       case "budget":
         if (command.amountUsd !== undefined)
           for (const plan of plans) add(plan, { ...base, command: "budget", amountUsd: command.amountUsd });

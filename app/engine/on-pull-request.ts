@@ -17,6 +17,7 @@ import { authorizeSender } from "../trust/authorize-sender.ts";
 import { applyEvents } from "./apply-events.ts";
 import { buildPlanSpec } from "./build-plan-spec.ts";
 import { findLostMerges, headContains } from "./find-lost-merges.ts";
+import { readChangedPaths } from "./read-changed-paths.ts";
 import { isStalePush } from "../../src/orchestrator/move-head.ts";
 import { isLoomProducedHead } from "./plans-of-pull.ts";
 import { isLateOwnPush, isOwnHead, isUntouchedOwnHead } from "./own-heads.ts";
@@ -246,7 +247,10 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
           pull.head.sha !== state.pr.headSha &&
           (await headContains(deps, octokit, repo, state.pr.headSha, pull.head.sha)));
       if (stale) deps.log.info({ head: pull.head.sha }, "a late push webhook: the head is already past it");
-      if (!stale && (state.pr.headSha !== pull.head.sha || confirms))
+      // A person's push: what it changed decides which completed stages it affects.
+      const moved = !stale && state.pr.headSha !== pull.head.sha;
+      const push = moved ? await readChangedPaths(deps, octokit, repo, state, pull.head.sha) : {};
+      if (!stale && (moved || confirms))
         events.push({
           type: "head.moved",
           at,
@@ -254,10 +258,11 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
           before,
           ...(headAt === undefined ? {} : { pushedAt: headAt }),
           ...(fork === null ? {} : { fork }),
+          ...(push.changedPaths === undefined ? {} : { changedPaths: push.changedPaths }),
         });
       // A stage counts as merged only while the head contains its commit (a force-push may drop it).
-      if (!stale && state.pr.headSha !== pull.head.sha)
-        events.push(...(await findLostMerges(deps, octokit, repo, state, pull.head.sha)));
+      if (moved)
+        events.push(...(await findLostMerges(deps, octokit, repo, state, pull.head.sha, push.compared)));
     }
     if (!trust.trusted) deps.log.info({ path, reason: trust.reason }, "plan waits for /loom approve");
     await applyEvents(deps, { key: keyOf(repo, pull.number, path), events, repo: settings });

@@ -35,6 +35,7 @@ export async function readBranchHead(
  * failed one looks first.
  */
 export async function createBranch(ctx: EffectContext, effect: CreateBranch): Promise<OrchestratorEvent[]> {
+  if (effect.reset === true) return resetBranch(ctx, effect);
   const looks = effect.first !== true || (ctx.attempt ?? 2) > 1;
   if (looks && (await readBranchHead(ctx, effect.type, effect.branch)) !== null) return [];
   const sha = await readBranchHead(ctx, effect.type, effect.from);
@@ -55,5 +56,43 @@ export async function createBranch(ctx: EffectContext, effect: CreateBranch): Pr
     }
   }
   ctx.log.info({ branch: effect.branch, sha }, "stage branch created");
+  return [];
+}
+
+/**
+ * A completed stage runs again on the current head: its branch is moved to the merge point's head
+ * (2 requests: the merge point's head, the update; its earlier work is merged there, so nothing of
+ * it is lost), or created there when it is gone (1 more).
+ */
+async function resetBranch(ctx: EffectContext, effect: CreateBranch): Promise<OrchestratorEvent[]> {
+  const sha = await readBranchHead(ctx, effect.type, effect.from);
+  if (sha === null) {
+    throw new EffectError(`merge point ${effect.from} is missing`, { status: 404, retryable: false });
+  }
+  countCall(ctx.calls, effect.type);
+  try {
+    await ctx.octokit.rest.git.updateRef({
+      owner: ctx.owner,
+      repo: ctx.repo,
+      ref: `heads/${effect.branch}`,
+      sha,
+      force: true,
+    });
+  } catch (error) {
+    const status = readStatus(error);
+    if (status !== 404 && status !== 422) throw toEffectError(`moving branch ${effect.branch}`, error);
+    countCall(ctx.calls, effect.type);
+    try {
+      await ctx.octokit.rest.git.createRef({
+        owner: ctx.owner,
+        repo: ctx.repo,
+        ref: `refs/heads/${effect.branch}`,
+        sha,
+      });
+    } catch (createError) {
+      throw toEffectError(`creating branch ${effect.branch}`, createError);
+    }
+  }
+  ctx.log.info({ branch: effect.branch, sha }, "stage branch moved to the merge point for a re-run");
   return [];
 }

@@ -21,7 +21,7 @@ function finished(
   detail: string,
   sha?: string,
   parent?: string,
-  answer?: { plansUntouched: boolean; tree: string | undefined },
+  answer?: { plansUntouched: boolean; tree: string | undefined; changedPaths: string[] | null },
 ): OrchestratorEvent[] {
   ctx.log.info({ stage: effect.stageId, outcome, sha }, "merge finished");
   return [
@@ -36,6 +36,7 @@ function finished(
             parent,
             ...(answer?.plansUntouched === true ? { plansUntouched: true } : {}),
             ...(answer?.tree === undefined ? {} : { tree: answer.tree }),
+            ...(answer?.changedPaths == null ? {} : { changedPaths: answer.changedPaths }),
           }
         : {}),
       detail,
@@ -65,6 +66,26 @@ function readPlansUntouched(answer: unknown): boolean {
     if (typeof filename !== "string" || isPlanPath(filename)) return false;
     return typeof previous !== "string" || !isPlanPath(previous);
   });
+}
+
+/**
+ * Every path the merge changed against its first parent (a rename's old and new names), from
+ * GitHub's answer; null when the answer has no list or a full page (more may exist).
+ */
+function readChangedPaths(answer: unknown): string[] | null {
+  const files = (answer as { files?: unknown }).files;
+  if (!Array.isArray(files) || files.length >= COMMIT_FILES_PAGE) return null;
+  const paths: string[] = [];
+  for (const file of files as unknown[]) {
+    const { filename, previous_filename: previous } = (file ?? {}) as {
+      filename?: unknown;
+      previous_filename?: unknown;
+    };
+    if (typeof filename !== "string") return null;
+    paths.push(filename);
+    if (typeof previous === "string") paths.push(previous);
+  }
+  return paths;
 }
 
 /** The merge commit's tree SHA from GitHub's answer (`commit.tree.sha`), read without trusting the shape. */
@@ -150,12 +171,13 @@ export async function mergeBranch(ctx: EffectContext, effect: MergeBranch): Prom
     const branchHead = await readBranchHead(ctx, effect.type, effect.head);
     if (branchHead !== effect.sha) {
       const now = branchHead === null ? "was deleted" : `moved to ${branchHead.slice(0, 7)}`;
-      return finished(
+      const events = finished(
         ctx,
         effect,
         "branch-moved",
         `the stage branch ${effect.head} ${now} after the checks ran on ${effect.sha.slice(0, 7)}`,
       );
+      return branchHead === null ? events.map((event) => ({ ...event, branchGone: true as const })) : events;
     }
   }
   const head = effect.sha ?? effect.head;
@@ -192,6 +214,10 @@ export async function mergeBranch(ctx: EffectContext, effect: MergeBranch): Prom
     `merged ${effect.head} into ${effect.base}`,
     response.data.sha,
     typeof parent === "string" ? parent : undefined,
-    { plansUntouched: readPlansUntouched(response.data), tree: readTree(response.data) },
+    {
+      plansUntouched: readPlansUntouched(response.data),
+      tree: readTree(response.data),
+      changedPaths: readChangedPaths(response.data),
+    },
   );
 }

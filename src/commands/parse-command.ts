@@ -33,6 +33,8 @@ export type ParsedCommand =
       instructions?: string;
       criterion?: number;
       amendedCommand?: string;
+      /** `retry <stage> --only`: a completed stage runs again without its dependents. */
+      only?: true;
     }
   /**
    * `sha`: for `approve <sha>`, the commit the approver names (checked against the head later);
@@ -188,9 +190,11 @@ function parseCommandWords(line: string, words: string[]): ParsedCommand {
   if (isStageCommand(command)) {
     const [ref, ...extra] = args;
     if (ref === undefined) return { ok: false, reason: "missing-stage", line };
+    const stage = parseStageRef(ref);
+    if (command === "retry" && extra.length === 1 && extra[0]?.toLowerCase() === "--only")
+      return { ok: true, command, stage, line, only: true };
     const [sha, ...more] = command === "merge" ? extra : [undefined, ...extra];
     if (more.length > 0) return { ok: false, reason: "unexpected-argument", line };
-    const stage = parseStageRef(ref);
     return sha === undefined
       ? { ok: true, command, stage, line }
       : { ok: true, command, stage, line, sha: sha.replace(/^`|`$/g, "") };
@@ -199,6 +203,12 @@ function parseCommandWords(line: string, words: string[]): ParsedCommand {
     const amount = args.length === 1 ? parseBudgetRaise(args[0] ?? "") : null;
     if (amount === null) return { ok: false, reason: "bad-amount", line };
     return { ok: true, command, line, amountUsd: amount };
+  }
+  if (command === "rerun") {
+    // `/loom rerun affected`: the only thing a rerun names, so a typo never re-runs anything.
+    if (args.length !== 1 || args[0]?.toLowerCase() !== "affected")
+      return { ok: false, reason: "unexpected-argument", line };
+    return { ok: true, command, line };
   }
   if (command === "approve" && args.length === 1 && args[0] !== undefined) {
     return { ok: true, command, line, sha: args[0].replace(/^`|`$/g, "") };

@@ -4,7 +4,7 @@ import { MAX_CONTINUE_INSTRUCTIONS, type ParsedCommand } from "./parse-command.t
 export type PlanStages = { planId: string; stageIds: string[] };
 
 const USAGE = [
-  "`/loom retry <stage>`: run the stage again",
+  "`/loom retry <stage> [--only]`: run the stage again (a completed one on the current head; its dependents follow where its new merge changes their files, unless `--only`)",
   "`/loom skip <stage>`: skip it (dependents may start)",
   "`/loom block <stage>` / `/loom unblock <stage>`: stop or release it",
   "`/loom cancel <stage>`: cancel its running session",
@@ -12,6 +12,7 @@ const USAGE = [
   "`/loom continue <stage> <instructions>`: resume the stage's last session with your instructions (the rest of the line, or the lines after it); a new attempt that merges again",
   "`/loom amend <stage> <n> <command>`: for this run, acceptance criterion n of a stage whose session disputed a criterion is the command; its checks run again (no model) on the commit the dispute was about",
   "`/loom reject <stage>`: reject a stage's dispute: the criterion stands and the stage is blocked",
+  "`/loom rerun affected`: run again the completed stages a push affected (listed on the plan's check run, with the forecast cost)",
   "`/loom status`: refresh the status comment",
   "`/loom approve [<sha>]`: allow the head commit you reviewed to run (plans from forks or outside authors); a push after your comment needs a new approval",
   "`/loom budget +<usd>`: add to the budget of the pull request's plans (each plan), when a plan waits for budget",

@@ -78,6 +78,12 @@ export const LoomConfig = z
     /** Rename a running plan's file `IN_PROGRESS-PLAN-…` and a finished one's `DONE-PLAN-…` on the pull request's branch, as the reference CLI does. */
     rename_plans: z.boolean().default(true),
     /**
+     * What a person's push that affects completed stages does: `ask` (default) lists them with a
+     * "Re-run affected" button and `/loom rerun affected`; `affected` re-runs them at once, within
+     * the budget.
+     */
+    rerun: z.enum(["ask", "affected"]).default("ask"),
+    /**
      * What a plan may spend: no stage starts when the spend plus the forecast of the work ahead
      * would pass `plan_usd` (default `DEFAULT_CAPS.planBudgetUsd`; `none`: no budget). The forecast
      * takes each stage not done at `stage_estimate_usd`, else at its session cap, until a stage
@@ -231,6 +237,7 @@ export function toSettings(config: LoomConfig): Settings {
     runnerTimeoutMs: config.runner_wait.cancel_minutes * 60_000,
     ...toBudgetSettings(config.budget),
     renamePlans: config.rename_plans,
+    ...(config.rerun === "affected" ? { rerunAffected: true } : {}),
     labelPrefix: config.label_prefix,
     stageLabels: config.stage_labels,
     deleteBranches: config.delete_branches,

@@ -1,7 +1,14 @@
 import type { OrchestratorEvent, PlanSpec } from "./events.ts";
 import type { PlanState, StageState } from "./state.ts";
 import type { StepContext } from "./step-context.ts";
-import { addNote, cancelActiveSession, makeBranchPrefix, moveStage } from "./step-context.ts";
+import {
+  addNote,
+  cancelActiveSession,
+  findActiveSession,
+  makeBranchPrefix,
+  moveStage,
+} from "./step-context.ts";
+import { noteAffectedByPlanEdit } from "./rerun-affected.ts";
 import { isDependencySatisfied } from "../graph/ready-stages.ts";
 import { requeueStage } from "./stage-actions.ts";
 
@@ -58,12 +65,18 @@ export function createPlanState(event: PlanOpened): PlanState {
 /**
  * A new version of the plan file: new stages join, stages that never ran and are gone from the
  * file go, stages that ran keep their history and are flagged `removed` (they are never
- * dispatched again; a running session finishes and merges). Kept stages take the new name,
- * type and dependencies; a queued stage whose new dependencies are not ready waits again.
+ * dispatched again; a running session is cancelled). Kept stages take the new name, type and
+ * dependencies; a queued stage whose new dependencies are not ready waits again. Completed stages
+ * whose definition changed, and those downstream, join the affected set (`noteAffectedByPlanEdit`).
  */
 export function applyPlanChange(ctx: StepContext, plan: PlanSpec): void {
   const { state } = ctx;
   const specs = new Map(plan.stages.map((spec) => [spec.id, spec]));
+  const before = new Map(state.plan.stages.map((spec) => [spec.id, spec.definition]));
+  const redefined = plan.stages.flatMap((spec) => {
+    const old = before.get(spec.id);
+    return old !== undefined && spec.definition !== undefined && old !== spec.definition ? [spec.id] : [];
+  });
   const order: string[] = [];
   for (const spec of specs.values()) {
     const existing = state.stages[spec.id];
@@ -86,12 +99,21 @@ export function applyPlanChange(ctx: StepContext, plan: PlanSpec): void {
       delete state.stages[id];
       continue;
     }
-    if (!stage.removed) addNote(ctx, stage, "removed from the plan file; kept for its history");
+    if (!stage.removed) {
+      addNote(ctx, stage, "removed from the plan file; kept for its history");
+      // Its running session is cancelled: the plan no longer asks for its work.
+      if (findActiveSession(stage) !== undefined) {
+        cancelActiveSession(ctx, stage, "removed from the plan file");
+        if (stage.status === "merge-conflict") moveStage(ctx, stage, "merge-blocked");
+        else moveStage(ctx, stage, "blocked");
+      }
+    }
     stage.removed = true;
     order.push(id);
   }
   state.order = order;
   state.plan = plan;
+  noteAffectedByPlanEdit(ctx, redefined);
   for (const id of order) {
     const stage = state.stages[id]!;
     if (stage.status !== "queued") continue;

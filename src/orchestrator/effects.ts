@@ -27,6 +27,11 @@ export type Effect =
        * so it is created without looking first (GitHub's 422 keeps one that exists).
        */
       first?: true;
+      /**
+       * A completed stage runs again on the current head: the branch is moved to the merge
+       * point's head (its earlier work is merged there), or created there when missing.
+       */
+      reset?: true;
     }
   | {
       type: "dispatchRun";

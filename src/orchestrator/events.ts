@@ -46,6 +46,16 @@ export type StageSpec = {
   acceptanceCount?: number;
   /** This stage's caps, only where they differ from the plan's `caps`. */
   caps?: CapsInForce;
+  /**
+   * The stage's `files` globs (absent: none written): what a change must touch for the stage to
+   * be affected by it (see `findAffectingPath`).
+   */
+  files?: string[];
+  /**
+   * A digest of the stage's whole definition in the plan file (every field): a plan edit that
+   * changes it makes a completed stage affected. Absent in plans stored before it existed.
+   */
+  definition?: string;
 };
 
 /** Settings from `.github/loom.yml` (default branch) that change scheduling. */
@@ -70,6 +80,8 @@ export type Settings = {
   liveHeartbeats?: boolean;
   /** Rename the plan file `IN_PROGRESS-` / `DONE-` on the pull request's branch (`rename_plans`); off when absent. */
   renamePlans?: boolean;
+  /** `rerun: affected`: a push's affected stages run again without a person asking (within the budget). */
+  rerunAffected?: boolean;
   /**
    * The plan's budget in US dollars (`budget.plan_usd`): a stage is not dispatched when the spend
    * plus the forecast of the stages ahead of it would pass it. None when absent.
@@ -137,6 +149,7 @@ export const COMMAND_NAMES = [
   "continue",
   "amend",
   "reject",
+  "rerun",
 ] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
@@ -204,6 +217,12 @@ export type OrchestratorEvent =
       pushedAt?: number;
       /** The pull request's fork as the push's payload names it (absent: not a fork). */
       fork?: ForkInfo;
+      /**
+       * A person's push (not loom's own commit): the paths it changed against the head loom knew
+       * (null: too many to list). Absent when the app did not look (no stage is merged yet, loom's
+       * own push, a fork plan): then no completed stage is affected.
+       */
+      changedPaths?: string[] | null;
     }
   | { type: "run.dispatched"; at: number; stageId: string; attempt: number; runId: number }
   | { type: "run.started"; at: number; stageId: string; attempt: number; runId: number }
@@ -243,6 +262,13 @@ export type OrchestratorEvent =
       plansUntouched?: boolean;
       /** The merge commit's tree, from GitHub's answer. */
       tree?: string;
+      /**
+       * Every path the merge changed against `parent`, when GitHub's answer listed all of them
+       * (absent: not known). What a re-run's merge changed decides which dependents re-run.
+       */
+      changedPaths?: string[];
+      /** `branch-moved` because the stage branch is gone (deleted), not moved. */
+      branchGone?: true;
       detail: string;
     }
   | {
@@ -287,6 +313,8 @@ export type OrchestratorEvent =
       criterion?: number;
       /** For `amend`: the criterion's new command, from the sender's own comment. */
       amendedCommand?: string;
+      /** For `retry` of a completed stage: `--only`, its dependents are not re-run whatever it changes. */
+      only?: true;
     }
   /**
    * Someone without the permission a command needs commented or pressed a button. loom answers

@@ -75,7 +75,8 @@ export function forecastPlanSpend(state: PlanState): Forecast {
   return { spentUsd, stagesAhead: ahead.length, aheadUsd, basis, forecastUsd: spentUsd + aheadUsd };
 }
 
-function estimateAhead(
+/** The forecast of `ahead` (stage ids) at the plan's basis (see `FORECAST_BASES`). */
+export function estimateAhead(
   state: PlanState,
   ahead: readonly string[],
 ): { basis: ForecastBasis; aheadUsd: number } {
@@ -93,4 +94,27 @@ function estimateAhead(
     aheadUsd += cap;
   }
   return capped > 0 ? { basis: "session cap", aheadUsd } : { basis: "none", aheadUsd: 0 };
+}
+
+/**
+ * What running `ids` again is forecast to cost: each stage at what it cost so far where it
+ * reported a cost (its own history is the best predictor of itself), the others at the plan's
+ * basis (`estimateAhead`).
+ */
+export function forecastRerun(state: PlanState, ids: readonly string[]): { usd: number; basis: string } {
+  let usd = 0;
+  const unknown: string[] = [];
+  for (const id of ids) {
+    const stage = state.stages[id];
+    const spent = stage === undefined ? 0 : getStageSpend(stage);
+    if (spent > 0) usd += spent;
+    else unknown.push(id);
+  }
+  if (unknown.length === 0) return { usd, basis: "each stage at what it cost before" };
+  const rest = estimateAhead(state, unknown);
+  const basis =
+    unknown.length === ids.length
+      ? `each stage at the plan's ${rest.basis}`
+      : `stages at what they cost before, ${unknown.length} at the plan's ${rest.basis}`;
+  return { usd: usd + rest.aheadUsd, basis };
 }

@@ -15,6 +15,7 @@ import { summarizeStatus } from "./summarize-status.ts";
 import { mergeByPerson } from "./merge-by-person.ts";
 import { continueStage } from "./continue-stage.ts";
 import { amendCriterion, rejectDispute } from "./adjudicate.ts";
+import { startAffectedStages } from "./rerun-affected.ts";
 import { getPlanBudget, getPlanSpend } from "./forecast-spend.ts";
 
 type CommandEvent = Extract<OrchestratorEvent, { type: "command.received" }>;
@@ -68,6 +69,11 @@ export function handleCommand(ctx: StepContext, event: CommandEvent): void {
     case "budget":
       raiseBudget(ctx, event, who);
       return;
+    case "rerun": {
+      const result = startAffectedStages(ctx, who);
+      reply(ctx, event, result.ok, result.ok ? null : `loom could not re-run: ${result.reason}`);
+      return;
+    }
     case "retry":
       if (event.stageId === undefined && event.source.kind === "check-suite-rerequest") {
         rerunFailedStages(ctx, event, who);
@@ -96,7 +102,7 @@ export function handleCommand(ctx: StepContext, event: CommandEvent): void {
   let result: ActionResult;
   switch (event.command) {
     case "retry":
-      result = retryStage(ctx, stage, who);
+      result = retryStage(ctx, stage, who, event.only === true);
       break;
     case "skip":
       result = skipStage(ctx, stage, "command", who);

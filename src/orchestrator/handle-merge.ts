@@ -3,6 +3,9 @@ import type { StageState } from "./state.ts";
 import type { StepContext } from "./step-context.ts";
 import { moveHead, recordLoomHead } from "./move-head.ts";
 import { getMergePoint } from "./make-target-branch.ts";
+import { finishRerun } from "./rerun-stage.ts";
+import { noteAffectedByLostMerge } from "./rerun-affected.ts";
+import { requeueStage } from "./stage-actions.ts";
 import { addNote, emit, makeStageBranch, makeStageKey, moveStage, reject } from "./step-context.ts";
 
 /**
@@ -74,6 +77,7 @@ export function handleMergeFinished(
         }
       }
       stage.merged = true;
+      delete stage.mergeLost;
       {
         const contained = stage.checkedSha ?? (event.outcome === "merged" ? event.sha : undefined);
         if (contained) stage.mergedSha = contained;
@@ -85,6 +89,7 @@ export function handleMergeFinished(
             ? `merged into ${getMergePoint(ctx.state)}${event.sha ? ` at ${event.sha.slice(0, 7)}` : ""}`
             : "merged: nothing new to merge",
       });
+      finishRerun(ctx, stage, event.outcome === "merged" ? (event.changedPaths ?? null) : []);
       return moved;
     }
     case "conflict":
@@ -101,6 +106,11 @@ export function handleMergeFinished(
       }
       return false;
     case "branch-moved":
+      // A merge a push dropped, whose branch is gone: nothing is left to merge, it runs again.
+      if (stage.mergeLost === true && event.branchGone === true) {
+        rerunLostStage(ctx, stage, event.detail);
+        return false;
+      }
       // A push after the checks: that commit was never checked, so the stage runs again on it.
       stage.checkedSha = null;
       moveStage(
@@ -143,10 +153,31 @@ export function handleMergeLost(
   stage.merged = false;
   delete stage.mergedSha;
   const why = `${ctx.state.pr.headRef} at ${event.headSha.slice(0, 7)} no longer contains ${event.sha.slice(0, 7)} (a push rewrote its history)`;
+  noteAffectedByLostMerge(ctx, stage.id, event.headSha);
   if (stage.status === "completed" && stage.checkedSha) {
+    stage.mergeLost = true;
     addNote(ctx, stage, `${why}; merging the stage again`);
     requestMerge(ctx, stage);
     return;
   }
   moveStage(ctx, stage, "merge-blocked", `${why}; \`/loom retry ${stage.id}\` runs the stage again`);
+}
+
+/**
+ * A stage whose merge a push dropped and whose branch is gone (deleted once the plan was done, or
+ * by a person): its checked commit cannot be merged again, so it runs again on the current head
+ * and is merged like any attempt. Its dependents are in the affected set already.
+ */
+function rerunLostStage(ctx: StepContext, stage: StageState, detail: string): void {
+  delete stage.mergeLost;
+  stage.checkedSha = null;
+  stage.failures = 0;
+  stage.retryAt = null;
+  const why = `a push dropped its merge and its branch is gone (${detail})`;
+  if (
+    !moveStage(ctx, stage, "merge-blocked", `not merged again: ${why}; running it again on the current head`)
+  )
+    return;
+  stage.rerun = { why, at: ctx.at, cascade: false, fromHead: true };
+  requeueStage(ctx, stage, "queued: a new attempt replaces the dropped merge");
 }

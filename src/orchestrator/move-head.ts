@@ -1,5 +1,6 @@
 import type { PlanState } from "./state.ts";
 import type { StepContext } from "./step-context.ts";
+import { forgetOwnPush } from "./rerun-affected.ts";
 
 /** How many of loom's own merge SHAs a plan remembers (a push is judged against the newest). */
 const LOOM_HEADS_KEPT = 20;
@@ -60,6 +61,7 @@ export function recordLoomHead(ctx: StepContext, sha: string): void {
     -LOOM_HEADS_KEPT,
   );
   restoreApproval(ctx);
+  forgetOwnPush(ctx, sha);
 }
 
 /** An approval dropped by a move that proved to be loom's own merge on the approved head. */

@@ -177,7 +177,10 @@ function dispatchSession(ctx: StepContext, stage: StageState, kind: SessionKind)
       branch,
       from: getMergePoint(state),
       ...(stage.attempt === 0 ? { first: true as const } : {}),
+      // A re-run of a completed stage starts from the merge point as it is now.
+      ...(stage.rerun?.fromHead === true ? { reset: true as const } : {}),
     });
+    if (stage.rerun !== undefined) delete stage.rerun.fromHead;
   }
   const continuation = kind === "continue" ? stage.continuation : undefined;
   const amendments = kind === "check" ? (stage.amendments ?? []) : [];
@@ -232,6 +235,7 @@ function dispatchSession(ctx: StepContext, stage: StageState, kind: SessionKind)
     lastSeenAt: at,
     detail: null,
     ...(continuation === undefined ? {} : { continuation: { ...continuation } }),
+    ...(kind === "merge" || stage.rerun === undefined ? {} : { rerunWhy: stage.rerun.why }),
   });
   addNote(ctx, stage, `attempt ${attempt}: ${kind} session dispatched`);
 }

@@ -5,6 +5,7 @@ import type { StepContext } from "./step-context.ts";
 import { addNote, cancelActiveSession, findActiveSession, moveStage } from "./step-context.ts";
 import { requestMerge } from "./handle-merge.ts";
 import { isWaitingForMerge } from "./is-waiting-for-merge.ts";
+import { rerunStage } from "./rerun-stage.ts";
 
 /** What a person asked for: done (with a line for the reply) or refused with the reason. */
 export type ActionResult = { ok: true; text: string } | { ok: false; reason: string };
@@ -76,7 +77,22 @@ export function unblockStage(
   return { ok: true, text: `unblocked \`${stage.id}\`` };
 }
 
-export function retryStage(ctx: StepContext, stage: StageState, who: string): ActionResult {
+/**
+ * `/loom retry <stage>` (`only`: `--only`). A completed, merged stage runs again on the current
+ * head (`rerunStage`); its dependents follow where its new merge changed what they build on,
+ * unless `only`.
+ */
+export function retryStage(ctx: StepContext, stage: StageState, who: string, only = false): ActionResult {
+  if (stage.status === "completed" && stage.merged && !stage.removed) {
+    if (!rerunStage(ctx, stage, `retry requested by ${who}`, !only))
+      return refuse(`\`${stage.id}\` cannot be re-opened`);
+    return {
+      ok: true,
+      text: only
+        ? `running \`${stage.id}\` again (its dependents stay as they are)`
+        : `running \`${stage.id}\` again; its dependents follow where its new merge changes what they build on`,
+    };
+  }
   const final = findFinality(stage);
   if (final) return refuse(final);
   const note = `retry requested by ${who}`;

@@ -68,7 +68,17 @@ export type Session = {
   neverStarted?: boolean;
   /** For a `continue` session: the person's instructions it carries. */
   continuation?: Continuation;
+  /** For the attempts of a re-run of a completed stage: why it runs again (`Rerun.why`). */
+  rerunWhy?: string;
 };
+
+/**
+ * A completed stage running again: `why` (a person's retry, a dependency's re-run that changed a
+ * path it builds on), `cascade`: when its new merge is done, its dependents whose `files` (or
+ * touched paths) the merge changed run again too (false for `/loom retry <stage> --only`).
+ * `fromHead`: its next dispatch moves the stage branch to the merge point's head first.
+ */
+export type Rerun = { why: string; at: number; cascade: boolean; fromHead?: true };
 
 export type StageState = {
   id: string;
@@ -121,7 +131,37 @@ export type StageState = {
    * with the stage's checks run (completed, or completed with failures). Absent otherwise.
    */
   continuation?: Continuation;
+  /**
+   * Set while the stage is merged again because a push dropped its merge from the pull request's
+   * head (`merge.lost`): when its branch is gone, it runs again instead. Cleared once merged.
+   */
+  mergeLost?: true;
+  /** Set while a completed stage runs again (until its new merge is done). */
+  rerun?: Rerun;
+  /**
+   * The paths the stage's last merge changed on the merge point (at most `MAX_TOUCHED_PATHS`),
+   * when GitHub's answer listed them: what the stage built, for a change without `files` globs.
+   */
+  touchedPaths?: string[];
 };
+
+/** A completed stage a change affects, and why (the path, or that it is downstream of one). */
+export type AffectedStage = {
+  id: string;
+  why: string;
+  /**
+   * The head of the push that affected it, when a push did: should that head prove to be loom's
+   * own commit (its push's webhook came before loom's merge answer), the stage is dropped again.
+   */
+  push?: string;
+};
+
+/**
+ * The completed stages a change (a person's push) affects and everything downstream of them, shown
+ * before anything is spent: `/loom rerun affected` (or the plan check run's button) runs them
+ * again. `cause`: the change, for people (`the push of 1a2b3c4`).
+ */
+export type AffectedSet = { cause: string; at: number; stages: AffectedStage[] };
 
 /**
  * A plan from a fork (`pull_request.head.repo` is another repository). Its merge point is `target`
@@ -190,6 +230,8 @@ export type PlanState = {
   budgetRaisedUsd?: number;
   /** Set while the next stage waits because its forecast would pass the budget (cleared when it starts). */
   budgetWait?: BudgetWait | null;
+  /** The stages a change affects, waiting for a person to re-run them (absent or null: none). */
+  affected?: AffectedSet | null;
   /** When loom last wrote a refusal's reason to each person (login → ms), kept for an hour. */
   refusalRepliedAt?: Record<string, number>;
   trusted: boolean;

@@ -12,6 +12,7 @@ import { handleRefusal } from "./handle-refusal.ts";
 import { handleMergeFinished, handleMergeLost } from "./handle-merge.ts";
 import { handleHeartbeat, handleRunDispatched, handleRunFinished, handleRunStarted } from "./handle-run.ts";
 import { handleTick } from "./handle-tick.ts";
+import { noteAffectedStages } from "./rerun-affected.ts";
 import { schedule } from "./schedule.ts";
 import { computeSyncEffects } from "./sync-effects.ts";
 import { computeCleanupEffects } from "./clean-up-branches.ts";
@@ -122,6 +123,7 @@ function apply(ctx: StepContext, event: OrchestratorEvent, fresh: boolean): bool
         before: event.before,
         ...(event.pushedAt === undefined ? {} : { pushedAt: event.pushedAt }),
       });
+      if (event.changedPaths !== undefined) noteAffectedStages(ctx, event.changedPaths, event.headSha);
       return true;
     case "run.dispatched":
       handleRunDispatched(ctx, event);

@@ -22,7 +22,10 @@ export function summarizeStatus(state: PlanState): string {
             : stage.status;
     const retry = stage.retryAt !== null ? `, retry at ${new Date(stage.retryAt).toISOString()}` : "";
     const removed = stage.removed ? " (removed from the plan)" : "";
-    lines.push(`- \`${id}\`: ${status}${retry}${removed}, attempt ${formatAttempt(stage)}`);
+    const affected = state.affected?.stages.some((entry) => entry.id === id) === true ? ", affected" : "";
+    lines.push(`- \`${id}\`: ${status}${affected}${retry}${removed}, attempt ${formatAttempt(stage)}`);
   }
+  if ((state.affected?.stages.length ?? 0) > 0)
+    lines.push("Affected by a change: `/loom rerun affected` runs them again.");
   return lines.join("\n");
 }

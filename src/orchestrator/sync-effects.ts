@@ -36,6 +36,7 @@ function describeComment(state: PlanState | null): string {
     state.budgetWait ?? null,
     state.budgetRaisedUsd ?? 0,
     state.settings.caller ?? null,
+    state.affected ?? null,
   ]);
 }
 

@@ -84,8 +84,8 @@ export type TransitionResult = { ok: true } | { ok: false; reason: string };
 
 /**
  * Whether a stage may move from `from` to `to`. Staying put is always allowed. A completed stage
- * is final once merged (`merged: true`), unless a person re-opens it (`reopen`: `/loom continue`),
- * which queues it for a new attempt; before the merge only the merge may still fail. Skipped is
+ * is final once merged (`merged: true`), unless it is re-opened (`reopen`: `/loom continue`, a
+ * re-run), which queues it for a new attempt (or has it wait for dependencies running again); before the merge only the merge may still fail. Skipped is
  * final. A refused move is a value with the reason, never a throw.
  */
 export function transitionStage(
@@ -95,7 +95,7 @@ export function transitionStage(
 ): TransitionResult {
   if (from === to) return { ok: true };
   if (from === "completed" && context.merged === true) {
-    if (context.reopen === true && to === "queued") return { ok: true };
+    if (context.reopen === true && (to === "queued" || to === "waiting-for-deps")) return { ok: true };
     return { ok: false, reason: `stage is completed and merged; it cannot become ${to}` };
   }
   if (REFERENCE_TRANSITIONS[from].includes(to)) return { ok: true };

@@ -10,7 +10,15 @@ export type CheckRunAction = { label: string; description: string; identifier: s
  * Merge carries the commit it merges: `merge:` and the checked SHA's first 14 hex digits (GitHub
  * allows 20 characters), so a press merges what the check run showed or nothing.
  */
-export const ACTION_IDENTIFIERS = ["retry", "skip", "cancel", "approve", "merge", "reject"] as const;
+export const ACTION_IDENTIFIERS = [
+  "retry",
+  "skip",
+  "cancel",
+  "approve",
+  "merge",
+  "reject",
+  "rerun-affected",
+] as const;
 export type ActionIdentifier = (typeof ACTION_IDENTIFIERS)[number];
 
 /** Hex digits of the checked SHA the Merge button carries. */
@@ -26,6 +34,11 @@ const ACTIONS: Record<ActionIdentifier, CheckRunAction> = {
     label: "Reject dispute",
     description: "Keep the criterion; block the stage",
     identifier: "reject",
+  },
+  "rerun-affected": {
+    label: "Re-run affected",
+    description: "Run the affected stages again",
+    identifier: "rerun-affected",
   },
 };
 
@@ -78,9 +91,15 @@ export function getStageActions(stage: StageState): CheckRunAction[] {
   }
 }
 
-/** The plan's buttons: Approve while an untrusted plan waits for approval of its head SHA. */
+/**
+ * The plan's buttons: Approve while an untrusted plan waits for approval of its head SHA;
+ * Re-run affected while a change affects completed stages.
+ */
 export function getPlanActions(state: PlanState): CheckRunAction[] {
-  return isAwaitingApproval(state) ? [ACTIONS.approve] : [];
+  return [
+    ...(isAwaitingApproval(state) ? [ACTIONS.approve] : []),
+    ...((state.affected?.stages.length ?? 0) > 0 && !state.closed ? [ACTIONS["rerun-affected"]] : []),
+  ];
 }
 
 export function isAwaitingApproval(state: PlanState): boolean {

@@ -18,6 +18,8 @@ export type UsageLine = {
   cache_creation_tokens: number;
   cost_usd: number;
   duration_ms: number;
+  /** Why the attempt ran again after its stage had completed (a re-run), else null. */
+  rerun_why: string | null;
 };
 
 /**
@@ -48,6 +50,7 @@ export function listUsageLines(where: { repo: string; pr: number }, state: PlanS
           cache_creation_tokens: usage.cacheCreationTokens,
           cost_usd: usage.costUsd,
           duration_ms: usage.durationMs,
+          rerun_why: session.rerunWhy ?? null,
         },
       ];
     }),

@@ -11,6 +11,7 @@ import { ANNOTATIONS_PER_REQUEST, toPlanAnnotation } from "./plan-annotations.ts
 import { escapeCell } from "./format-status.ts";
 import { renderForkNote } from "./render-fork-note.ts";
 import { renderMergeWaits } from "./render-merge-waits.ts";
+import { renderAffected } from "./render-affected.ts";
 import { isWaitingForMerge } from "../orchestrator/is-waiting-for-merge.ts";
 import { isCallerRefused, renderCallerNote } from "./render-caller-note.ts";
 import { renamesPlanFile } from "../orchestrator/plan-file-lifecycle.ts";
@@ -26,8 +27,10 @@ export function getPlanCheckName(planId: string): string {
  * The plan's check: success once every stage is merged or skipped; failure when nothing runs any
  * more and a stage is stuck (action_required when every stuck stage waits for a person to merge
  * it), or nothing runs and the caller workflow cannot run stages (`isCallerRefused`);
- * action_required while an untrusted plan waits for approval; cancelled when the pull request
- * closed first; otherwise in progress (queued while on hold).
+ * action_required while an untrusted plan waits for approval; neutral instead of success while a
+ * change affects completed stages (they did pass; a person decides whether they run again, and a
+ * neutral check, unlike action_required, is not a failure); cancelled when the pull request closed first; otherwise in progress (queued
+ * while on hold).
  */
 export function getPlanCheckState(state: PlanState): CheckState {
   const stages = listStages(state).filter((s) => !s.removed);
@@ -46,7 +49,12 @@ export function getPlanCheckState(state: PlanState): CheckState {
       (c) => c.status === "completed" && (c.conclusion === "success" || c.conclusion === "skipped"),
     )
   ) {
-    return archiving ? { status: "in_progress" } : { status: "completed", conclusion: "success" };
+    if (archiving) return { status: "in_progress" };
+    // Finished, but a push affects completed stages: neutral (they did pass) until a person
+    // re-runs them or not.
+    if (!state.closed && (state.affected?.stages.length ?? 0) > 0)
+      return { status: "completed", conclusion: "neutral" };
+    return { status: "completed", conclusion: "success" };
   }
   if (state.closed) return { status: "completed", conclusion: "cancelled" };
   // Nothing can start while the caller cannot run stages (sessions already running may finish).
@@ -88,6 +96,9 @@ function renderTitle(state: PlanState): string {
   if (isCallerRefused(state)) return "The caller workflow cannot run stages";
   if (isAwaitingApproval(state)) return "Waiting for approval";
   if (state.budgetWait) return `Waiting for budget: ${merged}/${stages.length} stages merged`;
+  const affected = state.affected?.stages.length ?? 0;
+  if (affected > 0)
+    return `${affected} completed stage${affected === 1 ? "" : "s"} affected by a push: ${merged}/${stages.length} stages merged`;
   if (stages.some(isWaitingForMerge))
     return `Waiting for a person to merge: ${merged}/${stages.length} stages merged`;
   if (stages.some(isWaitingForAdjudication))
@@ -115,6 +126,7 @@ export function renderPlanCheckRun(state: PlanState, options: RenderOptions = {}
         ]),
     ...renderMergeWaits(state),
     ...renderDisputes(state),
+    ...renderAffected(state),
     ...renderPlanSpend(state),
     ...(state.planFileProblem === undefined
       ? []

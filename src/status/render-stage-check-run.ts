@@ -1,5 +1,6 @@
 import { renderDisputeFact, renderStageAmendments } from "./render-disputes.ts";
 import {
+  describeKind,
   formatUsageLine,
   renderStageChecks,
   renderStageDeviations,
@@ -65,6 +66,8 @@ function renderFacts(state: PlanState, stage: StageState, options: RenderOptions
       ? `**Attempt:** ${session.attempt} (${session.kind} session, ${session.status})`
       : "**Attempt:** — (not dispatched yet)",
   );
+  const rerunWhy = stage.rerun?.why ?? (session?.kind === "merge" ? undefined : session?.rerunWhy);
+  if (rerunWhy !== undefined) lines.push(`**Re-run:** ${escapeCell(rerunWhy, 300)}`);
   if (session) lines.push(`**Elapsed:** ${formatElapsed(stage, now)}`);
   if (state.budgetWait?.stageId === stage.id)
     lines.push(
@@ -101,7 +104,7 @@ function renderSessions(stage: StageState, options: RenderOptions): string[] {
     const run =
       s.runId === null ? "—" : options.runUrl ? `[#${s.runId}](${options.runUrl(s.runId)})` : `#${s.runId}`;
     const took = s.finishedAt === null ? "—" : formatDuration(s.finishedAt - (s.startedAt ?? s.dispatchedAt));
-    return `| ${s.attempt} | ${s.kind} | ${s.status} | ${run} | ${took} | ${escapeCell(s.detail ?? "")} |`;
+    return `| ${s.attempt} | ${describeKind(s)} | ${s.status} | ${run} | ${took} | ${escapeCell(s.detail ?? "")} |`;
   });
   return [
     "### Sessions",

@@ -87,7 +87,13 @@ export function renderStageTable(
           ? stage.notes.slice(-2).map((n) => n.text)
           : stage.notes.slice(-1).map((n) => n.text);
       const detailText = getCurrentSession(stage)?.detail;
-      const noteText = [...(detail === "full" && detailText ? [detailText] : []), ...notes].join("; ");
+      // Which stages ran again after they had completed, and why.
+      const rerunWhy = stage.rerun?.why ?? stage.sessions.findLast((s) => s.kind !== "merge")?.rerunWhy;
+      const noteText = [
+        ...(rerunWhy === undefined ? [] : [`re-run: ${rerunWhy}`]),
+        ...(detail === "full" && detailText ? [detailText] : []),
+        ...notes,
+      ].join("; ");
       cells.push(heartbeat ? escapeCell(heartbeat, detail === "full" ? 120 : 60) : "—");
       cells.push(noteText ? escapeCell(noteText, detail === "full" ? 300 : 80) : "");
     }

@@ -3,6 +3,7 @@ import { renderDisputes } from "./render-disputes.ts";
 import { COMMENT_MAX, pickFitting } from "./fit-text.ts";
 import { renderForkNote } from "./render-fork-note.ts";
 import { renderMergeWaits } from "./render-merge-waits.ts";
+import { renderAffected } from "./render-affected.ts";
 import { escapeCell } from "./format-status.ts";
 import type { RenderOptions } from "./format-status.ts";
 import { renderPlanLearnings } from "./render-stage-learnings.ts";
@@ -44,6 +45,7 @@ function render(
     ...renderForkNote(state),
     ...renderMergeWaits(state),
     ...renderDisputes(state),
+    ...renderAffected(state),
     ...renderPlanSpend(state, "comment"),
     ...renderPlanLearnings(state),
   ];

@@ -1,5 +1,5 @@
 import type { SessionUsage } from "../orchestrator/session-report.ts";
-import type { PlanState, StageState } from "../orchestrator/state.ts";
+import type { PlanState, Session, StageState } from "../orchestrator/state.ts";
 import { escapeCell, formatDuration } from "./format-status.ts";
 
 /** `$1.23`; amounts under a cent keep three decimals (`$0.004`), none is `$0.00`. */
@@ -66,13 +66,18 @@ export function formatUsageLine(usage: SessionUsage): string {
   ].join(" · ");
 }
 
+/** A session's kind as a table shows it: `stage (re-run)` for an attempt of a completed stage's re-run. */
+export function describeKind(session: Session): string {
+  return session.rerunWhy === undefined ? session.kind : `${session.kind} (re-run)`;
+}
+
 /** The stage check run's cost table: one row per session that reported, a total when there are several. */
 export function renderStageUsage(stage: StageState): string[] {
   const rows = stage.sessions.flatMap((s) => {
     if (!s.report) return [];
     const u = s.report.usage;
     return [
-      `| ${s.attempt} | ${s.kind} | ${u.model === undefined ? "—" : `\`${escapeCell(u.model)}\``} | ${u.turns} | ${formatTokens(u.inputTokens)} | ${formatTokens(u.outputTokens)} | ${formatTokens(u.cacheReadTokens)} | ${formatTokens(u.cacheCreationTokens)} | ${formatUsd(u.costUsd)} | ${formatDuration(u.durationMs)} |`,
+      `| ${s.attempt} | ${describeKind(s)} | ${u.model === undefined ? "—" : `\`${escapeCell(u.model)}\``} | ${u.turns} | ${formatTokens(u.inputTokens)} | ${formatTokens(u.outputTokens)} | ${formatTokens(u.cacheReadTokens)} | ${formatTokens(u.cacheCreationTokens)} | ${formatUsd(u.costUsd)} | ${formatDuration(u.durationMs)} |`,
     ];
   });
   if (rows.length === 0) return [];

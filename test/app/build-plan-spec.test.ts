@@ -21,13 +21,14 @@ test("the spec carries the plan's id, name, path, blob and each stage's id, name
     { id: plan.id, name: plan.name, path: plan.path, blobSha: "b".repeat(40) },
   );
   assert.deepEqual(
-    spec.stages,
+    spec.stages.map(({ definition, ...rest }) => (assert.match(definition ?? "", /^[0-9a-f]{16}$/), rest)),
     plan.stages.map((stage) => ({
       id: stage.id,
       name: stage.name,
       dependencies: stage.dependencies,
       stageType: stage.stage_type,
       ...(stage.acceptance.length === 0 ? {} : { acceptanceCount: stage.acceptance.length }),
+      ...(stage.files.length === 0 ? {} : { files: stage.files }),
     })),
   );
   assert.ok(spec.stages.some((stage) => stage.dependencies.length > 0));
@@ -38,6 +39,21 @@ test("the spec carries the plan's id, name, path, blob and each stage's id, name
     "a copy: the state never shares the parse's arrays",
   );
   assert.equal("warnings" in spec, false, "no warnings, no field");
+});
+
+test("each stage's definition digest changes with any field of that stage, and only with its own", () => {
+  const before = buildPlanSpec(diamond(), "b".repeat(40));
+  const edited = parsePlan(
+    PLAN_PATH,
+    DIAMOND_PLAN.replace("      name: Left\n", '      name: Left\n      setup: ["npm ci"]\n'),
+  );
+  assert.ok(edited.ok);
+  const after = buildPlanSpec(edited.plan, "c".repeat(40));
+  const changed = after.stages.filter((stage, i) => stage.definition !== before.stages[i]?.definition);
+  assert.deepEqual(
+    changed.map((stage) => stage.name),
+    ["Left"],
+  );
 });
 
 test("warnings are kept up to 50, each message up to 1,000 characters, with its stage when it names one", () => {

@@ -184,11 +184,11 @@ test("/loom help is answered with the commands and a 👀; a command loom does n
     { commentId: 602, content: "-1" },
   ]);
   const [help, unknown] = h.fake.comments.slice(-2).map((c) => String(c["body"]));
-  assert.match(help ?? "", /`\/loom retry <stage>`/);
+  assert.match(help ?? "", /`\/loom retry <stage> \[--only\]`/);
   assert.doesNotMatch(help ?? "", /frobnicate/);
   assert.doesNotMatch(help ?? "", /could not use/, "help asked for is no problem");
   assert.match(unknown ?? "", /frobnicate/);
-  assert.match(unknown ?? "", /`\/loom retry <stage>`/);
+  assert.match(unknown ?? "", /`\/loom retry <stage> \[--only\]`/);
   await say("/loom frob\n/loom zap", 603);
   assert.match(
     String(h.fake.comments.at(-1)?.["body"]),

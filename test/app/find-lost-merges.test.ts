@@ -120,3 +120,27 @@ test("a rewritten head that still holds every merged stage's commit loses none a
   assert.deepEqual(warnings, []);
   gh?.done();
 });
+
+test("a compare of the same head already made (reading the push's changed paths) is not asked again", async () => {
+  const { deps, calls, octokit } = setUp();
+  const state = mergedState({ loomHeads: [LOOM] });
+  state.pr.headSha = LOOM;
+  assert.deepEqual(
+    await findLostMerges(deps, octokit, repo, state, HEAD, { base: LOOM, contains: true }),
+    [],
+  );
+  assert.equal(calls.by["checkMerged"], undefined);
+  gh?.done();
+});
+
+test("with several loom heads recorded, the newest is the one compared: its ancestors (the older merges) are in it", async () => {
+  const { deps, calls, octokit, api } = setUp();
+  const older = "9".repeat(40);
+  api.get(compare(LOOM)).query(true).reply(200, { status: "ahead" });
+  assert.deepEqual(
+    await findLostMerges(deps, octokit, repo, mergedState({ loomHeads: [older, LOOM] }), HEAD),
+    [],
+  );
+  assert.equal(calls.by["checkMerged"], 1);
+  gh?.done();
+});

@@ -46,6 +46,16 @@ test("runner_wait sets when a queued run's check run says it waits for a runner 
   assert.equal(bad.ok, false);
 });
 
+test("rerun: affected re-runs a push's affected stages without asking; ask (the default) waits for a person", () => {
+  const auto = parseLoomConfig("rerun: affected\n");
+  assert.ok(auto.ok);
+  assert.equal(toSettings(auto.config).rerunAffected, true);
+  const ask = parseLoomConfig("rerun: ask\n");
+  assert.ok(ask.ok);
+  assert.equal(toSettings(ask.config).rerunAffected, undefined);
+  assert.equal(parseLoomConfig("rerun: always\n").ok, false);
+});
+
 test("a typo or a bad value in .github/loom.yml is reported, not ignored", () => {
   const typo = parseLoomConfig("max_paralel: 2\n");
   assert.ok(!typo.ok);

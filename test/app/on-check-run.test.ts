@@ -164,6 +164,34 @@ test("Approve on the plan's check run approves exactly the commit that check run
   gh.done();
 });
 
+test("Re-run affected on the plan's check run re-runs the stages a push affected; on a stage's check run it is no command", async () => {
+  const affected = makePlanState(
+    [
+      { id: "a", status: "completed", merged: true },
+      { id: "b", dependencies: ["a"] },
+    ],
+    {
+      pr: { number: 7, headRef: "feature/demo", headSha: HEAD, baseRef: "main" },
+      hold: true,
+      affected: {
+        cause: "the push of aaaaaaa",
+        at: NOW - 1000,
+        stages: [{ id: "a", why: "the push changed `x`" }],
+      },
+    },
+  );
+  const { store, deps, gh } = await setUp([{ key: key(7), state: affected }]);
+  await onCheckRun(deps, press("requested_action", "a", { identifier: "rerun-affected" }));
+  assert.equal((await planOf(store, key(7))).version, 1, "a stage's check run has no such button");
+  permission(gh, "alice", "write");
+  await onCheckRun(deps, press("requested_action", null, { identifier: "rerun-affected" }));
+  const { state } = await planOf(store, key(7));
+  assert.equal(state.stages["a"]?.status, "queued");
+  assert.equal(state.affected, null);
+  assert.equal((await replyOf(store, key(7), "@reply:check-run-button-55:rerun:"))?.reaction, "+1");
+  gh.done();
+});
+
 test("a reader's press is refused with a reply on that check run saying why, and changes nothing else", async () => {
   const { store, deps, gh } = await setUp([{ key: key(7), state: planAt(7) }]);
   permission(gh, "bob", "read");

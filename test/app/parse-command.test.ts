@@ -29,6 +29,30 @@ test("unknown commands, missing stages and extra words are refused with a reason
   );
 });
 
+test("/loom retry <stage> --only asks for that stage alone; any other word after the stage is refused", () => {
+  const [only, other] = parseCommands("/loom retry build --only\n/loom retry build --all");
+  assert.ok(only?.ok && "stage" in only);
+  assert.deepEqual(
+    { command: only.command, stage: only.stage.stageId, only: only.only },
+    {
+      command: "retry",
+      stage: "build",
+      only: true,
+    },
+  );
+  assert.deepEqual(other?.ok ? "ok" : other?.reason, "unexpected-argument");
+  assert.equal(parseCommands("/loom skip build --only")[0]?.ok, false);
+});
+
+test("/loom rerun affected is read; rerun with anything else is refused", () => {
+  assert.deepEqual(
+    parseCommands("/loom rerun affected\n/loom rerun\n/loom rerun everything").map((c) =>
+      c.ok ? c.command : c.reason,
+    ),
+    ["rerun", "unexpected-argument", "unexpected-argument"],
+  );
+});
+
 test("text that merely mentions loom, quotes a command or shows one in a code block is not a command", () => {
   const body = [
     "please run /loom retry build",

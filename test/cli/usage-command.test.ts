@@ -47,6 +47,7 @@ async function seed(path: string): Promise<void> {
           runId: 12,
           finishedAt: T0 + 200_000,
           report: report(0.5, 9),
+          rerunWhy: "retry requested by @octocat",
         }),
       ],
     },
@@ -100,10 +101,11 @@ test("npx loom usage prints one JSON line per reported session from the App's st
       l["run_id"],
       l["cost_usd"],
       l["turns"],
+      l["rerun_why"],
     ]),
     [
-      ["Octo/Hello", 12, "a", 1, "stage", "claude-sonnet-4-5", 11, 0.25, 4],
-      ["Octo/Hello", 12, "a", 2, "recovery", null, 12, 0.5, 9],
+      ["Octo/Hello", 12, "a", 1, "stage", "claude-sonnet-4-5", 11, 0.25, 4, null],
+      ["Octo/Hello", 12, "a", 2, "recovery", null, 12, 0.5, 9, "retry requested by @octocat"],
     ],
     "the finished plan's sessions, in order; the running one without a report and the other repository are left out",
   );

@@ -53,6 +53,31 @@ test("a branch created meanwhile by someone else (422 Reference already exists) 
   gh.done();
 });
 
+test("a re-run of a completed stage moves its branch to the merge point's head (2 requests), or creates it there when gone", async () => {
+  const reset = { ...create, reset: true } as const;
+  const PATCH_REF = "/repos/octo/repo/git/refs/heads%2Floom%2Fpr-7%2FPLAN-demo%2Fa";
+  gh = mockGitHub();
+  gh.api.get(BASE_REF).reply(200, { ref: "refs/heads/feature/demo", object: { sha: SHA, type: "commit" } });
+  gh.api.patch(PATCH_REF, { sha: SHA, force: true }).reply(200, {
+    ref: "refs/heads/loom/pr-7/PLAN-demo/a",
+    node_id: "R",
+    url: "https://api.github.com/repos/octo/repo/git/refs/heads/loom/pr-7/PLAN-demo/a",
+    object: { sha: SHA, type: "commit", url: "https://api.github.com/x" },
+  });
+  assert.deepEqual(await executeEffect(makeContext(makeDiamond()), reset), []);
+  gh.done();
+  gh.cleanup();
+
+  gh = mockGitHub();
+  gh.api.get(BASE_REF).reply(200, { ref: "refs/heads/feature/demo", object: { sha: SHA, type: "commit" } });
+  gh.api.patch(PATCH_REF).reply(422, { message: "Reference does not exist" });
+  gh.api
+    .post("/repos/octo/repo/git/refs", { ref: "refs/heads/loom/pr-7/PLAN-demo/a", sha: SHA })
+    .reply(201, {});
+  assert.deepEqual(await executeEffect(makeContext(makeDiamond()), reset), []);
+  gh.done();
+});
+
 test("a missing merge point is an error that is not retried", async () => {
   gh = mockGitHub();
   gh.api.get(STAGE_REF).reply(404, { message: "Not Found" });

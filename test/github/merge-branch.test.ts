@@ -78,7 +78,18 @@ test("a stage branch moved after its checks is not merged: branch-moved, with bo
   if (event?.type !== "merge.finished") return;
   assert.equal(event.outcome, "branch-moved");
   assert.match(event.detail, /moved to fffffff after the checks ran on eeeeeee/);
+  assert.equal(event.branchGone, undefined);
   assert.equal(gh.find("POST", MERGE).length, 0);
+  gh.done();
+});
+
+test("a stage branch deleted after its checks is not merged either, and the event says it is gone", async () => {
+  gh = mockGitHub();
+  gh.api.get(STAGE_REF).reply(404, { message: "Not Found" });
+  const [event] = await executeEffect(makeContext(makeDiamond()), checkedEffect);
+  assert.ok(event?.type === "merge.finished");
+  assert.deepEqual([event.outcome, event.branchGone], ["branch-moved", true]);
+  assert.match(event.detail, /was deleted after the checks ran on eeeeeee/);
   gh.done();
 });
 
@@ -219,6 +230,11 @@ test("the merge's event says the plan files are untouched only when GitHub's ans
     assert.equal(event.plansUntouched === true, untouched, name);
     assert.equal(event.parent, parent, name);
     assert.equal(event.tree, "7".repeat(40), `${name}: the merge commit's tree, for a rename on it`);
+    // Every path it changed (a rename's both names) when the answer lists all of them, else none.
+    const listed = files !== undefined && files.length < 300;
+    assert.equal(event.changedPaths !== undefined, listed, `${name}: changed paths known`);
+    if (name === "a plan file renamed away")
+      assert.deepEqual(event.changedPaths, ["doc/plans/notes.md", "doc/plans/PLAN-x.md"]);
     gh.done();
     gh.cleanup();
     gh = undefined;

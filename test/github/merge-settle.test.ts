@@ -203,7 +203,7 @@ describe("what a merge outcome says", () => {
       finished(
         "branch-moved",
         "the stage branch loom/pr-7/PLAN-demo/a was deleted after the checks ran on ddddddd",
-      ),
+      ).map((event) => ({ ...event, branchGone: true })),
     );
     assert.equal(gh.find("POST", MERGE).length, 0);
     gh.done();

@@ -38,9 +38,16 @@ const STARTED = [
   "merge-blocked",
 ];
 
-/** A stage a person continued after it was merged: its dependents may have started on its earlier result. */
+/**
+ * A stage continued or re-run after it was merged (a person's continue or retry, a dependency's
+ * re-run): its dependents may have started on its earlier result.
+ */
 function wasReopened(stage: PlanState["stages"][string]): boolean {
-  return stage.continuation !== undefined || stage.sessions.some((session) => session.kind === "continue");
+  return (
+    stage.continuation !== undefined ||
+    stage.rerun !== undefined ||
+    stage.sessions.some((session) => session.kind === "continue" || session.rerunWhy !== undefined)
+  );
 }
 
 function checkInvariants(
@@ -70,8 +77,13 @@ function checkInvariants(
       }
     }
     const old = before.stages[id];
-    // Only a person's `/loom continue` of that very stage re-opens a completed, merged one.
-    const reopens = event.type === "command.received" && event.command === "continue" && event.stageId === id;
+    // Only a person's `/loom continue` or `/loom retry` of that very stage re-opens a completed,
+    // merged one, or a dependency's re-run whose merge changed what it builds on.
+    const reopens =
+      (event.type === "command.received" &&
+        (event.command === "continue" || event.command === "retry") &&
+        event.stageId === id) ||
+      (event.type === "merge.finished" && stage.rerun !== undefined && old?.rerun === undefined);
     if (old && isTerminalStage(old) && !reopens) {
       assert.equal(stage.status, old.status, `terminal ${id} moved, ${where}`);
       assert.equal(stage.merged, old.merged, `terminal ${id} lost its merge, ${where}`);

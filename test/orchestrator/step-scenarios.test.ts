@@ -542,7 +542,7 @@ test("commands on unknown stages, and help and status, get replies; running stag
   assert.deepEqual(story.dispatched(), ["b"]);
 });
 
-test("a changed plan adds new stages, drops unstarted removed ones and keeps the history of started ones", () => {
+test("a changed plan adds new stages, drops unstarted removed ones, cancels a running removed one and keeps the history of started ones", () => {
   const story = new Story(
     makePlan([
       ["a", []],
@@ -563,10 +563,11 @@ test("a changed plan adds new stages, drops unstarted removed ones and keeps the
     ),
   });
   assert.equal(story.stage("a").removed, true);
-  assert.equal(story.stage("a").status, "executing", "a running stage keeps running");
+  // The plan no longer asks for a's work: its running session is cancelled, its slot freed.
+  assert.equal(story.stage("a").status, "blocked");
+  assert.equal(story.stage("a").sessions[0]?.status, "cancelled");
   assert.equal(story.state.stages["c"], undefined);
   assert.deepEqual(story.state.order, ["b", "d", "a"]);
-  story.run("a", "completed");
   assert.deepEqual(story.dispatched(), ["b"]);
   assert.equal(
     story.of("dispatchRun")[0]?.key,

@@ -52,9 +52,13 @@ test("a completed and merged stage is final: not even a merge problem moves it",
   for (const to of STAGE_STATUSES.filter((status) => status !== "completed")) {
     assert.equal(transitionStage("completed", to, { merged: true }).ok, false, to);
   }
-  // Only a person re-opens it (`/loom continue`), and only into the queue for a new attempt.
+  // Only a re-open (`/loom continue`, a re-run) moves it, and only back in line for a new attempt.
   for (const to of STAGE_STATUSES.filter((status) => status !== "completed"))
-    assert.equal(transitionStage("completed", to, { merged: true, reopen: true }).ok, to === "queued", to);
+    assert.equal(
+      transitionStage("completed", to, { merged: true, reopen: true }).ok,
+      to === "queued" || to === "waiting-for-deps",
+      to,
+    );
   assert.equal(isTerminalStage({ status: "completed", merged: true }), true);
   assert.equal(isTerminalStage({ status: "completed", merged: false }), false);
   assert.equal(isTerminalStage({ status: "skipped", merged: false }), true);
