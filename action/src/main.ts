@@ -8,7 +8,7 @@ import { z } from "zod";
 import { listKnownSecretForms } from "../../src/redact/find-known-secrets.ts";
 import { redactSecrets } from "../../src/redact/redact-secrets.ts";
 import { abortOnSignals } from "./abort-on-signals.ts";
-import { readRepoConfig } from "./config/read-repo-config.ts";
+import { readRepoConfig, REPO_CONFIG_PATH } from "./config/read-repo-config.ts";
 import { excludeFromGit } from "./git/exclude-from-git.ts";
 import { createGitHubClient } from "./github/create-github-client.ts";
 import { readContinueRecord } from "./github/read-continue-record.ts";
@@ -206,12 +206,18 @@ async function runModeUntilCancelled(env: Env, signal: AbortSignal): Promise<voi
       await core.summary.addRaw(markdown).write();
     },
     // The dispatched commit (the default branch), not the checked-out stage branch.
-    readRepoConfig: () =>
-      readRepoConfig({
+    readRepoConfig: async () => {
+      const read = await readRepoConfig({
         github,
         repository: env.GITHUB_REPOSITORY ?? "",
         ref: env.GITHUB_SHA ?? "",
-      }),
+      });
+      if (read.ok && read.ignored !== undefined)
+        core.warning(
+          `loom: ${REPO_CONFIG_PATH} sets ${read.ignored.map((key) => `\`${key}\``).join(", ")}, which this stage workflow's release of loom does not know: ignored here (the App reads them); move the caller's pin to a newer release to use them in stage jobs`,
+        );
+      return read;
+    },
     log,
     now: Date.now,
     signal,

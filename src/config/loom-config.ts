@@ -189,10 +189,25 @@ export type LoomConfig = z.infer<typeof LoomConfig>;
 
 export type ConfigProblem = { message: string; line: number | null };
 
-export type LoomConfigResult = { ok: true; config: LoomConfig } | { ok: false; problems: ConfigProblem[] };
+export type LoomConfigResult =
+  { ok: true; config: LoomConfig; ignored?: string[] } | { ok: false; problems: ConfigProblem[] };
 
-/** Parses the file's text; `null` (no file) gives every default. */
-export function parseLoomConfig(text: string | null): LoomConfigResult {
+/** How many rounds of unknown keys `ignoreUnknownKeys` takes off (one per nesting level). */
+const MAX_UNKNOWN_KEY_ROUNDS = 8;
+
+/**
+ * Parses the file's text; `null` (no file) gives every default.
+ *
+ * `unknownKeys: "ignore"` is for the stage workflow's action, which may be older than the App
+ * that validated the file (a caller pins a release; the App is upgraded on its own): a key this
+ * version does not know is left out and named in `ignored` instead of failing the stage, and
+ * every key it knows is checked as strictly as ever. The App refuses unknown keys (a typo must
+ * not fall back to a default where a person reads it).
+ */
+export function parseLoomConfig(
+  text: string | null,
+  options: { unknownKeys?: "refuse" | "ignore" } = {},
+): LoomConfigResult {
   let raw: unknown = {};
   if (text !== null) {
     try {
@@ -204,8 +219,22 @@ export function parseLoomConfig(text: string | null): LoomConfigResult {
       throw new Error("unexpected failure parsing .github/loom.yml", { cause: error });
     }
   }
-  const result = LoomConfig.safeParse(raw);
-  if (result.success) return { ok: true, config: result.data };
+  const ignored: string[] = [];
+  let result = LoomConfig.safeParse(raw);
+  for (
+    let round = 0;
+    options.unknownKeys === "ignore" && !result.success && round < MAX_UNKNOWN_KEY_ROUNDS;
+    round++
+  ) {
+    const unknown = result.error.issues.flatMap((issue) =>
+      issue.code === "unrecognized_keys" ? issue.keys.map((key) => [...issue.path, key]) : [],
+    );
+    if (unknown.length === 0) break;
+    raw = withoutPaths(raw, unknown);
+    ignored.push(...unknown.map((path) => path.join(".")));
+    result = LoomConfig.safeParse(raw);
+  }
+  if (result.success) return { ok: true, config: result.data, ...(ignored.length > 0 ? { ignored } : {}) };
   return {
     ok: false,
     problems: result.error.issues.map((issue) => ({
@@ -213,6 +242,18 @@ export function parseLoomConfig(text: string | null): LoomConfigResult {
       line: null,
     })),
   };
+}
+
+/** `value` without the keys at `paths` (plain objects copied along each path; the rest shared). */
+function withoutPaths(value: unknown, paths: PropertyKey[][]): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const copy: Record<PropertyKey, unknown> = { ...(value as Record<PropertyKey, unknown>) };
+  for (const [head, ...rest] of paths) {
+    if (head === undefined || !(head in copy)) continue;
+    if (rest.length === 0) delete copy[head];
+    else copy[head] = withoutPaths(copy[head], [rest]);
+  }
+  return copy;
 }
 
 /** Whether stage sessions may run only as a separate user: `session.require_isolation`, default true. */

@@ -16,7 +16,8 @@ function isTimeout(error: unknown): boolean {
 }
 
 /** The repository's config: absent (`null`), valid, or a reason it cannot be used. */
-export type RepoConfigRead = { ok: true; config: LoomConfig | null } | { ok: false; reason: string };
+export type RepoConfigRead =
+  { ok: true; config: LoomConfig | null; ignored?: string[] } | { ok: false; reason: string };
 
 export type ReadRepoConfigOptions = {
   /** The job's GitHub client (`createGitHubClient`: retries network errors, 429 and 5xx). */
@@ -30,7 +31,8 @@ export type ReadRepoConfigOptions = {
 };
 
 /**
- * Reads `.github/loom.yml` at the trusted ref through the contents API. The stage branch's copy
+ * Reads `.github/loom.yml` at the trusted ref through the contents API. Keys this version of the
+ * action does not know (written for a newer loom) are left out and named in `ignored`. The stage branch's copy
  * is never read: a session's own commits must not raise the caps that bound it. Fails closed:
  * anything but the file or a 404 is a reason, never "no config".
  */
@@ -60,8 +62,10 @@ export async function readRepoConfig(options: ReadRepoConfigOptions): Promise<Re
   if (text === null) return refuse("GitHub answered something other than the file's text");
   if (Buffer.byteLength(text) > MAX_CONFIG_BYTES)
     return refuse(`it is larger than ${MAX_CONFIG_BYTES} bytes`);
-  const parsed = parseLoomConfig(text);
-  if (parsed.ok) return { ok: true, config: parsed.config };
+  // Keys of a newer loom than this action are left out (and named): the App checks the file.
+  const parsed = parseLoomConfig(text, { unknownKeys: "ignore" });
+  if (parsed.ok)
+    return { ok: true, config: parsed.config, ...(parsed.ignored ? { ignored: parsed.ignored } : {}) };
   const problems = parsed.problems.map((p) => (p.line === null ? p.message : `line ${p.line}: ${p.message}`));
   return { ok: false, reason: `${REPO_CONFIG_PATH} is invalid: ${problems.join("; ")}` };
 }
