@@ -201,8 +201,10 @@ const MAX_UNKNOWN_KEY_ROUNDS = 8;
  * `unknownKeys: "ignore"` is for the stage workflow's action, which may be older than the App
  * that validated the file (a caller pins a release; the App is upgraded on its own): a key this
  * version does not know is left out and named in `ignored` instead of failing the stage, and
- * every key it knows is checked as strictly as ever. The App refuses unknown keys (a typo must
- * not fall back to a default where a person reads it).
+ * every key it knows is checked as strictly as ever. Except under `session`: those keys bound the
+ * model's process (caps, isolation, network), so one this version cannot honour fails the stage
+ * (closed) rather than run it unbounded; a later loom puts any such setting there. The App refuses
+ * unknown keys (a typo must not fall back to a default where a person reads it).
  */
 export function parseLoomConfig(
   text: string | null,
@@ -227,7 +229,9 @@ export function parseLoomConfig(
     round++
   ) {
     const unknown = result.error.issues.flatMap((issue) =>
-      issue.code === "unrecognized_keys" ? issue.keys.map((key) => [...issue.path, key]) : [],
+      issue.code === "unrecognized_keys" && issue.path[0] !== "session"
+        ? issue.keys.map((key) => [...issue.path, key])
+        : [],
     );
     if (unknown.length === 0) break;
     raw = withoutPaths(raw, unknown);

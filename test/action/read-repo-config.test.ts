@@ -57,22 +57,26 @@ test("an invalid config is reported with what is wrong", async (t) => {
   assert.match(result.reason, /\.github\/loom\.yml is invalid: session\.max_turns/);
 });
 
-test("keys a newer loom wrote are left out and named; the keys this release knows are checked as strictly", async (t) => {
+test("keys a newer loom wrote are left out and named, but never under session; the keys this release knows are checked as strictly", async (t) => {
   // A caller pins an older release than the App: the App checked the whole file, the stage job
   // uses what it knows (a stage must not fail because the repository turned on a newer setting).
   const api = await startApi(
     t,
     200,
-    "rerun_soon: affected\nsession:\n  max_turns: 40\n  new_knob: { a: 1 }\nbudget:\n  plan_usd: 5\n",
+    "rerun_soon: affected\nsession:\n  max_turns: 40\nbudget:\n  plan_usd: 5\n  new_knob: { a: 1 }\n",
   );
   const result = await read(api.apiUrl);
   assert.ok(result.ok);
   assert.deepEqual(result.config?.session, { max_turns: 40 });
-  assert.equal(result.config?.budget.plan_usd, 5);
-  assert.deepEqual(result.ignored?.sort(), ["rerun_soon", "session.new_knob"]);
+  assert.equal(result.config?.budget?.plan_usd, 5);
+  assert.deepEqual(result.ignored?.sort(), ["budget.new_knob", "rerun_soon"]);
   const bad = await read((await startApi(t, 200, "future: 1\nsession:\n  max_turns: lots\n")).apiUrl);
   assert.ok(!bad.ok);
   assert.match(bad.reason, /session\.max_turns/);
+  // What bounds the session is never dropped: a session key this release cannot honour fails it.
+  const bound = await read((await startApi(t, 200, "session:\n  max_turns: 40\n  new_limit: 1\n")).apiUrl);
+  assert.ok(!bound.ok);
+  assert.match(bound.reason, /new_limit/);
 });
 
 test("a refusal from GitHub is reported, not taken as no config", async (t) => {
