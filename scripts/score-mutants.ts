@@ -102,8 +102,12 @@ export const MUTATED_FOLDERS: Readonly<Record<string, MutatedFolder>> = {
       ),
       enginePart(
         "pull-request",
-        ["on-pull-request", "own-heads"],
-        ["test/app/on-pull-request.test.ts", "test/app/own-heads.test.ts"],
+        ["on-pull-request", "own-heads", "read-changed-paths"],
+        [
+          "test/app/on-pull-request.test.ts",
+          "test/app/own-heads.test.ts",
+          "test/app/read-changed-paths.test.ts",
+        ],
       ),
       enginePart(
         "readers",
