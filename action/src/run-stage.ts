@@ -6,6 +6,7 @@ import type { SignalInput } from "../../src/signal/signal-input.ts";
 import { resolveStageType } from "../../src/signal/resolve-stage-type.ts";
 import type { CheckContext } from "./checks/check-context.ts";
 import { decideStageOutcome, type StageVerdict } from "./checks/decide-stage-outcome.ts";
+import { wasMergedBefore } from "./git/was-merged-before.ts";
 import { checkCodeReview } from "./checks/check-code-review.ts";
 import { captureBaseline, compareChangeImpact } from "./checks/run-change-impact.ts";
 import { runBeforeStageChecks, runStageChecks } from "./checks/run-checks.ts";
@@ -46,6 +47,9 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
   const deps = redactWaysOut(unguarded);
   const started = deps.now();
   const startSha = await readHead(deps.workspace);
+  // Before the session: a completed stage run again starts on a head holding its merge.
+  const mergedBefore =
+    inputs.kind === "stage" && inputs.attempt > 1 && (await wasMergedBefore(deps.workspace, inputs.branch));
   const loaded = await loadStage(inputs, deps);
   if (!loaded.ok) {
     const verdict: StageVerdict = { outcome: "crashed", reason: loaded.reason };
@@ -204,6 +208,7 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     commits,
     checks,
     permissionDenials: session.permissionDenials.map(describePermissionDenial),
+    ...(mergedBefore ? { mergedBefore } : {}),
     ...(leftovers.committed || leftovers.reason === "clean"
       ? {}
       : { uncommittedReason: "the session left a merge unfinished: nothing was committed" }),

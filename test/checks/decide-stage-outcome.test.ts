@@ -58,6 +58,18 @@ const cases: [string, Partial<StageEvidence>, string, RegExp][] = [
     /no new commits/,
   ],
   [
+    "a completed stage run again (its merge already on the head) completes without new commits when its checks pass",
+    { commits: [], mergedBefore: true },
+    "completed",
+    /no new commits: its work was merged before and all 1 check pass at this head/,
+  ],
+  [
+    "a stage run again whose checks fail at the new head fails, merged before or not",
+    { commits: [], mergedBefore: true, checks: [pass, fail] },
+    "completed-with-failures",
+    /1 of 2 checks failed/,
+  ],
+  [
     "a merge session that committed nothing did not resolve the conflict",
     { commits: [], kind: "merge" },
     "completed-with-failures",

@@ -17,6 +17,11 @@ export type StageEvidence = {
   permissionDenials: readonly string[];
   /** Set when the runner could not commit (an unfinished merge). */
   uncommittedReason?: string;
+  /**
+   * The session started on a head that already holds loom's merge of this stage (a completed
+   * stage run again): its work is there, so checks passing without new commits is done.
+   */
+  mergedBefore?: boolean;
 };
 
 export type StageVerdict = { outcome: StageOutcome; reason: string };
@@ -57,6 +62,8 @@ function mayCompleteWithoutCommits(e: StageEvidence, checks: readonly CheckResul
   if (checks.length === 0) return false; // nothing happened and nothing was verified
   // An earlier attempt's commits already satisfy the checks (a continue may find nothing to change).
   if (e.kind === "recovery" || e.kind === "continue") return true;
+  // A completed stage run again (a retry, an affected re-run): its merged work passes at this head.
+  if (e.kind === "stage" && e.mergedBefore === true) return true;
   return e.kind === "stage" && e.stageType === "integration-verify"; // verified, nothing to fix
 }
 
@@ -65,7 +72,8 @@ function mayCompleteWithoutCommits(e: StageEvidence, checks: readonly CheckResul
  * - a session loom stopped (silence, context budget, turn or spend cap) keeps that outcome;
  * - any failed check → `completed-with-failures`, naming the first failure;
  * - no commits → `completed-with-failures` ("green but nothing happened"), unless a recovery
- *   or continue session finds earlier work passing its checks or a verify stage had nothing to fix;
+ *   or continue session finds earlier work passing its checks, a stage run again after its merge
+ *   finds its merged work passing them, or a verify stage had nothing to fix;
  * - a crash without a result counts as `completed` only when there are commits and every
  *   declared check passed (and at least one was declared).
  */
@@ -98,7 +106,10 @@ export function decideStageOutcome(e: StageEvidence): StageVerdict {
   }
   if (commits === 0) {
     if (mayCompleteWithoutCommits(e, checks)) {
-      const reason = `no new commits; all ${plural(checks.length, "check")} pass`;
+      const reason =
+        e.mergedBefore === true
+          ? `no new commits: its work was merged before and all ${plural(checks.length, "check")} pass at this head`
+          : `no new commits; all ${plural(checks.length, "check")} pass`;
       return { outcome: "completed", reason: withDenials(reason, e.permissionDenials) };
     }
     const why =
