@@ -27,4 +27,10 @@ export const LOOM_RELEASES: readonly LoomRelease[] = [
     sha: "552299ccaafc3d22a4d460b024aac4dee9b1b15f",
     contract: "0.3",
   },
+  {
+    version: "0.4.0",
+    repository: "loom-dev/loom",
+    sha: "fad525f88e1451cb91696747eb1eaaaa8f99e530",
+    contract: "0.4",
+  },
 ];
