@@ -7,6 +7,7 @@ import { BOT, startE2E, type E2E } from "./harness.ts";
 import { planText, scriptStages } from "./model-script.ts";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { LOOM_RELEASES } from "../../src/release/loom-releases.ts";
 
 const PLAN_PATH = "doc/plans/PLAN-count.md";
 const PLAN = planText(
@@ -19,15 +20,8 @@ const PLAN = planText(
 `,
 );
 const INSTRUCTIONS = "also handle the empty case";
-/**
- * The example caller pinned to a ref loom cannot place (`main`): served as every stage workflow
- * from 0.3 on accepts, and given the chance to continue. The example's own pin (0.3.0 until 0.4.0
- * is cut) runs no continue session, and loom refuses it for that (test/orchestrator/continue-stage).
- */
-const CALLER = readFileSync(path.resolve(import.meta.dirname, "../../examples/loom.yml"), "utf8").replace(
-  /(loom-stage\.yml)@[0-9a-f]{40}/,
-  "$1@main",
-);
+/** The example caller as a user copies it: it pins the newest release, which runs continue sessions. */
+const CALLER = readFileSync(path.resolve(import.meta.dirname, "../../examples/loom.yml"), "utf8");
 
 /**
  * The issue's acceptance for `/loom continue` (issue 35, item 3), through the real app, the real
@@ -46,7 +40,10 @@ describe(
     let dispatchesAfterReader = 0;
     const firstRequests = new Map<number, RecordedRequest>();
     before(async () => {
-      assert.match(CALLER, /loom-stage\.yml@main/);
+      assert.ok(
+        CALLER.includes(`loom-stage.yml@${LOOM_RELEASES.at(-1)?.sha ?? "?"}`),
+        "examples/loom.yml pins the newest release",
+      );
       e2e = await startE2E({
         files: { ".github/workflows/loom.yml": CALLER },
         script: scriptStages({

@@ -200,19 +200,15 @@ describe("README quick start: npm start, the setup page, then a working App", { 
     return { pull, requests: emulator.requests.slice(from) };
   }
 
-  it(
-    "runs a plan to green through README's caller as written, with the loom release it pins (its stage workflow and action from that commit)",
-    { todo: "README pins 0.3.0, which predates this App's contract: passes once the lead cuts 0.4.0" },
-    async () => {
-      // Pinned: loom-dev/loom/…@<sha> comes from this repository's history at that commit, as GitHub
-      // fetches it for a user's copy; actions/checkout through its stand-in, Claude Code from the tool
-      // cache.
-      const { pull, requests } = await runPlanToGreen("readme", "from the README caller\n");
-      // README pins the newest release, whose publish job creates the stage branch: the App writes
-      // no ref before a stage's first run.
-      assert.deepEqual(createdRefs(requests, pull.number), []);
-    },
-  );
+  it("runs a plan to green through README's caller as written, with the loom release it pins (its stage workflow and action from that commit)", async () => {
+    // Pinned: loom-dev/loom/…@<sha> comes from this repository's history at that commit, as GitHub
+    // fetches it for a user's copy; actions/checkout through its stand-in, Claude Code from the tool
+    // cache.
+    const { pull, requests } = await runPlanToGreen("readme", "from the README caller\n");
+    // README pins the newest release, whose publish job creates the stage branch: the App writes
+    // no ref before a stage's first run.
+    assert.deepEqual(createdRefs(requests, pull.number), []);
+  });
 
   it("serves a caller that still pins loom 0.3.0 (examples/loom.yml as released): the App creates each stage branch first, and the plan's check run names the pin to move to", async () => {
     // The caller examples/loom.yml was when 0.3.0 was released (44781f1): its jobs check out the
