@@ -10,7 +10,7 @@ import {
 } from "./step-context.ts";
 import { noteAffectedByPlanEdit } from "./rerun-affected.ts";
 import { isDependencySatisfied } from "../graph/ready-stages.ts";
-import { requeueStage } from "./stage-actions.ts";
+import { requeueStage } from "./requeue-stage.ts";
 
 type PlanOpened = Extract<OrchestratorEvent, { type: "plan.opened" }>;
 

@@ -6,8 +6,8 @@ import type { Settings } from "./events.ts";
 import type { Session, StageState } from "./state.ts";
 import type { StepContext } from "./step-context.ts";
 import { addNote, findActiveSession, moveStage } from "./step-context.ts";
-import type { ActionResult } from "./stage-actions.ts";
-import { requeueStage } from "./stage-actions.ts";
+import type { ActionResult } from "./action-result.ts";
+import { requeueStage } from "./requeue-stage.ts";
 
 const refuse = (reason: string): ActionResult => ({ ok: false, reason });
 

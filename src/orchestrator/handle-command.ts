@@ -2,7 +2,7 @@ import { renderCommandHelp } from "../commands/render-command-help.ts";
 import type { CommandSource, OrchestratorEvent } from "./events.ts";
 import type { StepContext } from "./step-context.ts";
 import { emit, getKeyPrefix } from "./step-context.ts";
-import type { ActionResult } from "./stage-actions.ts";
+import type { ActionResult } from "./action-result.ts";
 import {
   blockStage,
   cancelStage,

@@ -5,7 +5,7 @@ import { moveHead, recordLoomHead } from "./move-head.ts";
 import { getMergePoint } from "./make-target-branch.ts";
 import { finishRerun } from "./rerun-stage.ts";
 import { noteAffectedByLostMerge } from "./rerun-affected.ts";
-import { requeueStage } from "./stage-actions.ts";
+import { requeueStage } from "./requeue-stage.ts";
 import { addNote, emit, makeStageBranch, makeStageKey, moveStage, reject } from "./step-context.ts";
 
 /**

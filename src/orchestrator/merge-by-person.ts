@@ -4,7 +4,7 @@ import type { StepContext } from "./step-context.ts";
 import { moveStage } from "./step-context.ts";
 import { requestMerge } from "./handle-merge.ts";
 import { isWaitingForMerge } from "./is-waiting-for-merge.ts";
-import type { ActionResult } from "./stage-actions.ts";
+import type { ActionResult } from "./action-result.ts";
 
 /**
  * Whether a person merges the stage: its own `auto_merge`, else the plan's, is false. The

@@ -1,7 +1,7 @@
 import { addDownstream, findAffectedStages, isRerunnableDone } from "./find-affected-stages.ts";
 import type { AffectedStage } from "./state.ts";
 import { rerunStage } from "./rerun-stage.ts";
-import type { ActionResult } from "./stage-actions.ts";
+import type { ActionResult } from "./action-result.ts";
 import type { StepContext } from "./step-context.ts";
 
 /**

@@ -1,4 +1,3 @@
-import { isDependencySatisfied } from "../graph/ready-stages.ts";
 import { isTerminalStage } from "../stage/stage-transitions.ts";
 import type { StageState } from "./state.ts";
 import type { StepContext } from "./step-context.ts";
@@ -6,9 +5,8 @@ import { addNote, cancelActiveSession, findActiveSession, moveStage } from "./st
 import { requestMerge } from "./handle-merge.ts";
 import { isWaitingForMerge } from "./is-waiting-for-merge.ts";
 import { rerunStage } from "./rerun-stage.ts";
-
-/** What a person asked for: done (with a line for the reply) or refused with the reason. */
-export type ActionResult = { ok: true; text: string } | { ok: false; reason: string };
+import type { ActionResult } from "./action-result.ts";
+import { requeueStage } from "./requeue-stage.ts";
 
 const refuse = (reason: string): ActionResult => ({ ok: false, reason });
 
@@ -18,12 +16,6 @@ function findFinality(stage: StageState): string | null {
     return `\`${stage.id}\` is ${stage.merged ? "completed and merged" : stage.status} already`;
   if (stage.status === "completed") return `\`${stage.id}\` is completed and being merged`;
   return null;
-}
-
-/** Back in line: queued when its dependencies are completed and merged, else waiting for them. */
-export function requeueStage(ctx: StepContext, stage: StageState, note: string): boolean {
-  const ready = stage.dependencies.every((dep) => isDependencySatisfied(ctx.state.stages[dep]));
-  return moveStage(ctx, stage, ready ? "queued" : "waiting-for-deps", note);
 }
 
 export function skipStage(
