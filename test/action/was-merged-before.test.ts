@@ -1,27 +1,16 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { wasMergedBefore } from "../../action/src/git/was-merged-before.ts";
+import { git } from "../publish/git-fixture.ts";
 
 const BRANCH = "loom/pr-3/PLAN-x/a";
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "t",
-      GIT_AUTHOR_EMAIL: "t@example.com",
-      GIT_COMMITTER_NAME: "t",
-      GIT_COMMITTER_EMAIL: "t@example.com",
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_CONFIG_GLOBAL: "/dev/null",
-    },
-  }).trim();
+/** An empty commit with `message` (loom's merge messages name the stage branch). */
+function commitMessage(repo: string, message: string): void {
+  git(repo, "commit", "-q", "--allow-empty", "-m", message);
 }
 
 test("a head holding loom's merge of the stage branch says so; another stage's merge or a look-alike subject does not", async (t) => {
@@ -49,12 +38,8 @@ test("a head holding loom's merge of the stage branch says so; another stage's m
     `Stage branch ${BRANCH}-two at ${"c".repeat(40)} (checked)`,
   );
   assert.equal(await wasMergedBefore(repo, BRANCH), false, "b's merge and a longer branch name are not a's");
-  git(
+  commitMessage(
     repo,
-    "commit",
-    "-q",
-    "--allow-empty",
-    "-m",
     `loom: merge stage a (A) of PLAN-x\n\nStage branch ${BRANCH} at ${"a".repeat(40)} (checked)`,
   );
   assert.equal(await wasMergedBefore(repo, BRANCH), true);
