@@ -66,7 +66,11 @@ async function runStageWith(contextBudget: number): Promise<Run> {
       // 40 % of the window: past a 30 % budget, short of a 50 % one.
       usage: { input_tokens: 0.4 * WINDOW - 20, output_tokens: 20 },
     },
-    { blocks: [{ type: "text", text: "Done." }] },
+    // The request already in flight when the action stops the session may still be answered.
+    {
+      blocks: [{ type: "text", text: "Done." }],
+      usage: { input_tokens: 0.4 * WINDOW - 20, output_tokens: 20 },
+    },
   ];
   const server = await startFakeModelServer({ turns });
   const stageInputs = inputs({
@@ -163,7 +167,10 @@ test(
     t.after(() => run.box.cleanup());
     const { result } = run;
     assert.equal(result.outcome, "needs-handoff", result.reason);
-    assert.equal(run.server.turnsUsed(), 2, "ended after the turn that passed 30 %, before the next");
+    // Stopped on the turn that passed 30 %: Claude Code may have sent its next request by then
+    // (the Read runs in milliseconds), never one after it.
+    const turns = run.server.turnsUsed();
+    assert.ok(turns === 2 || turns === 3, `ended after the turn that passed 30 % (${turns} turns)`);
     assert.equal(Math.round(result.context_percent), 40);
     assert.match(result.handoff ?? "", /context/i);
     // Not the default 65 % nor the action's 20 %: the same script went on at 40 % with a budget of 50.
