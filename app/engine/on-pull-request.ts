@@ -148,12 +148,8 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
   // GitHub's time of this head: the push for `synchronize`, the opening for `opened`.
   const headAt = readTime(pull.updated_at);
   // A plan first seen at a head loom produced waits for a person, whoever opened the pull request.
-  const loomHead = isLoomProducedHead(
-    known,
-    pull.head.sha,
-    delivery.sender.login === (await deps.getBotLogin()),
-    stored,
-  );
+  const sentByLoom = delivery.sender.login === (await deps.getBotLogin());
+  const loomHead = isLoomProducedHead(known, pull.head.sha, sentByLoom, stored);
   // Read once for the plans this delivery starts (none: not read); how loom serves the caller's pin.
   let caller: ReturnType<typeof readCallerVerdict> | undefined;
   for (const { path, file: filePath } of kept) {
@@ -247,9 +243,12 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
           pull.head.sha !== state.pr.headSha &&
           (await headContains(deps, octokit, repo, state.pr.headSha, pull.head.sha)));
       if (stale) deps.log.info({ head: pull.head.sha }, "a late push webhook: the head is already past it");
-      // A person's push: what it changed decides which completed stages it affects.
+      // A person's push: what it changed decides which completed stages it affects. A push sent
+      // as loom's bot is loom's (another replica's merge whose answer is not recorded yet, two
+      // merges at once): it offers nothing to re-run. Only the list: trust never rests on it.
       const moved = !stale && state.pr.headSha !== pull.head.sha;
-      const push = moved ? await readChangedPaths(deps, octokit, repo, state, pull.head.sha) : {};
+      const push =
+        moved && !sentByLoom ? await readChangedPaths(deps, octokit, repo, state, pull.head.sha) : {};
       if (!stale && (moved || confirms))
         events.push({
           type: "head.moved",
