@@ -70,6 +70,8 @@ export type FakeGitHub = {
   faults: { method: string; path: RegExp; status: number; times: number }[];
   /** GitHub's compare status of `base...head` (default: by age, the later commit contains the earlier). */
   compare: (base: string, head: string) => "ahead" | "identical" | "behind" | "diverged";
+  /** The files GitHub lists for a compare (null: the answer lists none). */
+  compareFiles: { filename: string; status: string }[] | null;
   /** Removes the catch-alls (call before `gh.done()`). */
   close(): void;
 };
@@ -162,6 +164,7 @@ export function createFakeGitHub(gh: GitHubMock): FakeGitHub {
     answers: [],
     faults: [],
     compare: compareByAge,
+    compareFiles: null,
     close: () => undefined,
   };
   heartbeatsOf.set(fake, heartbeats);
@@ -501,7 +504,15 @@ function route(fake: FakeGitHub, method: string, url: URL, body: Json, accept: s
     ];
   }
   if (method === "GET" && (m = /^\/compare\/([^.]+)\.\.\.(.+)$/.exec(rest))) {
-    return [200, { status: fake.compare(m[1] ?? "", m[2] ?? ""), ahead_by: 1, behind_by: 0 }];
+    return [
+      200,
+      {
+        status: fake.compare(m[1] ?? "", m[2] ?? ""),
+        ahead_by: 1,
+        behind_by: 0,
+        ...(fake.compareFiles === null ? {} : { files: fake.compareFiles }),
+      },
+    ];
   }
   return unhandled(fake, method, path);
 }

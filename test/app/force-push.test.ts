@@ -4,7 +4,7 @@ import { readStoredPlan } from "../../app/engine/stored-plan.ts";
 import type { PlanState } from "../../src/orchestrator/state.ts";
 import { issueCommentPayload, pullRequestPayload, workflowRunPayload } from "../support/webhook-payloads.ts";
 import { nextSha } from "./fake-github.ts";
-import { DIAMOND_PLAN, PLAN_PATH, startHarness } from "./loom-harness.ts";
+import { BOT, DIAMOND_PLAN, PLAN_PATH, startHarness } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
 import { checkedSha, passingResult } from "./stage-results.ts";
 
@@ -296,4 +296,29 @@ test("a force-push to a fork plan's head loses no merged stage: its stages merge
   assert.equal(h.fake.merges.length, merges, "nothing merged again");
   await h.finish();
   h = undefined;
+});
+
+test("a person's push under a merged stage's paths lists it as affected; the same push sent as loom's bot (another replica's merge not yet recorded) lists nothing", async () => {
+  for (const sender of ["alice", BOT]) {
+    const harness = await openDiamond();
+    h = harness;
+    harness.fake.mergeFiles = [{ filename: "src/a.ts", status: "added" }];
+    await finishRun(harness, "a");
+    assert.equal((await stagesOf(harness))["a"]?.merged, true);
+    const before = harness.fake.refs.get("feature/plan") ?? "";
+    const pushed = nextSha();
+    harness.fake.refs.set("feature/plan", pushed);
+    harness.fake.files.set(`${pushed}:${PLAN_PATH}`, DIAMOND_PLAN);
+    harness.fake.compareFiles = [{ filename: "src/a.ts", status: "modified" }];
+    await harness.receive(
+      "pull_request",
+      pullRequestPayload("synchronize", { number: 1, headSha: pushed, before, sender: { login: sender } }),
+    );
+    const affected = (await planStateOf(harness)).affected?.stages.map((s) => s.id) ?? [];
+    if (sender === "alice")
+      assert.ok(affected.includes("a"), `a person's push affects a: ${affected.join()}`);
+    else assert.deepEqual(affected, [], "loom's own push offers nothing to re-run");
+    await harness.cleanup();
+    h = undefined;
+  }
 });
