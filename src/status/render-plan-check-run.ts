@@ -27,10 +27,9 @@ export function getPlanCheckName(planId: string): string {
  * The plan's check: success once every stage is merged or skipped; failure when nothing runs any
  * more and a stage is stuck (action_required when every stuck stage waits for a person to merge
  * it), or nothing runs and the caller workflow cannot run stages (`isCallerRefused`);
- * action_required while an untrusted plan waits for approval; neutral instead of success while a
- * change affects completed stages (they did pass; a person decides whether they run again, and a
- * neutral check, unlike action_required, is not a failure); cancelled when the pull request closed first; otherwise in progress (queued
- * while on hold).
+ * action_required while an untrusted plan waits for approval (a change that affects completed
+ * stages leaves it success: they passed, and re-running them is a person's offer); cancelled when
+ * the pull request closed first; otherwise in progress (queued while on hold).
  */
 export function getPlanCheckState(state: PlanState): CheckState {
   const stages = listStages(state).filter((s) => !s.removed);
@@ -50,10 +49,8 @@ export function getPlanCheckState(state: PlanState): CheckState {
     )
   ) {
     if (archiving) return { status: "in_progress" };
-    // Finished, but a push affects completed stages: neutral (they did pass) until a person
-    // re-runs them or not.
-    if (!state.closed && (state.affected?.stages.length ?? 0) > 0)
-      return { status: "completed", conclusion: "neutral" };
+    // Stages a push affects are an offer (the title, the list and the Re-run affected button say
+    // so), not a verdict: every stage passed on the commits loom merged.
     return { status: "completed", conclusion: "success" };
   }
   if (state.closed) return { status: "completed", conclusion: "cancelled" };

@@ -154,7 +154,7 @@ describe(
         planAfterPush?.actions.map((a) => a.identifier),
         ["rerun-affected"],
       );
-      assert.equal(planAfterPush?.conclusion, "neutral");
+      assert.equal(planAfterPush?.conclusion, "success");
     });
 
     it("re-runs b, then d, never a or c, each merged by the SHA its checks ran on", () => {

@@ -38,7 +38,7 @@ test("a person's push under b's files affects b and d (downstream): listed with 
   assert.deepEqual(story.dispatched(), [], "nothing is spent before a person asks");
   assert.ok(story.of("syncStatusComment").length > 0, "the status comment shows it");
   const view = renderPlanCheckRun(story.state);
-  assert.equal(view.conclusion, "neutral");
+  assert.equal(view.conclusion, "success", "an offer, not a verdict: every stage passed");
   assert.match(view.title, /2 completed stages affected by a push/);
   assert.match(view.summary, /\*\*Affected by the push of 9999999\*\* \(2 completed stages, forecast \$/);
   // Backticks of the reasons are shown as quotes: a path is the pusher's text, never markup.
