@@ -38,10 +38,7 @@ export async function createBranch(ctx: EffectContext, effect: CreateBranch): Pr
   if (effect.reset === true) return resetBranch(ctx, effect);
   const looks = effect.first !== true || (ctx.attempt ?? 2) > 1;
   if (looks && (await readBranchHead(ctx, effect.type, effect.branch)) !== null) return [];
-  const sha = await readBranchHead(ctx, effect.type, effect.from);
-  if (sha === null) {
-    throw new EffectError(`merge point ${effect.from} is missing`, { status: 404, retryable: false });
-  }
+  const sha = await readMergePointHead(ctx, effect);
   countCall(ctx.calls, effect.type);
   try {
     await ctx.octokit.rest.git.createRef({
@@ -59,16 +56,22 @@ export async function createBranch(ctx: EffectContext, effect: CreateBranch): Pr
   return [];
 }
 
+/** The merge point's head commit (1 request); a missing merge point is no retry's to fix. */
+async function readMergePointHead(ctx: EffectContext, effect: CreateBranch): Promise<string> {
+  const sha = await readBranchHead(ctx, effect.type, effect.from);
+  if (sha === null) {
+    throw new EffectError(`merge point ${effect.from} is missing`, { status: 404, retryable: false });
+  }
+  return sha;
+}
+
 /**
  * A completed stage runs again on the current head: its branch is moved to the merge point's head
  * (2 requests: the merge point's head, the update; its earlier work is merged there, so nothing of
  * it is lost), or created there when it is gone (1 more).
  */
 async function resetBranch(ctx: EffectContext, effect: CreateBranch): Promise<OrchestratorEvent[]> {
-  const sha = await readBranchHead(ctx, effect.type, effect.from);
-  if (sha === null) {
-    throw new EffectError(`merge point ${effect.from} is missing`, { status: 404, retryable: false });
-  }
+  const sha = await readMergePointHead(ctx, effect);
   countCall(ctx.calls, effect.type);
   try {
     await ctx.octokit.rest.git.updateRef({
