@@ -245,10 +245,11 @@ export async function loadPlans(deps: EngineDeps, delivery: PullRequestDelivery)
       if (stale) deps.log.info({ head: pull.head.sha }, "a late push webhook: the head is already past it");
       // A person's push: what it changed decides which completed stages it affects. A push sent
       // as loom's bot is loom's (another replica's merge whose answer is not recorded yet, two
-      // merges at once): it offers nothing to re-run. Only the list: trust never rests on it.
+      // merges at once), and a head the reconcile found (`healPulls`: no sender) may be loom's own
+      // merge too: neither offers anything to re-run. Only the list: trust never rests on it.
       const moved = !stale && state.pr.headSha !== pull.head.sha;
-      const push =
-        moved && !sentByLoom ? await readChangedPaths(deps, octokit, repo, state, pull.head.sha) : {};
+      const byPerson = !sentByLoom && delivery.sender.login !== "";
+      const push = moved && byPerson ? await readChangedPaths(deps, octokit, repo, state, pull.head.sha) : {};
       if (!stale && (moved || confirms))
         events.push({
           type: "head.moved",
