@@ -102,7 +102,17 @@ export const MUTATED_FOLDERS: Readonly<Record<string, MutatedFolder>> = {
       ),
       enginePart(
         "pull-request",
-        ["on-pull-request", "own-heads", "read-changed-paths"],
+        [
+          "on-pull-request",
+          "load-plans",
+          "read-push-events",
+          "identify-plan-files",
+          "close-plans",
+          "move-to-own-head",
+          "change-labels",
+          "own-heads",
+          "read-changed-paths",
+        ],
         [
           "test/app/on-pull-request.test.ts",
           "test/app/own-heads.test.ts",

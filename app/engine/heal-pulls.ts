@@ -1,7 +1,8 @@
 import { readConditional } from "../github/read-conditional.ts";
 import type { PlanRecord } from "../store/store.ts";
 import type { EngineDeps } from "./engine-deps.ts";
-import { closePlans, loadPlans } from "./on-pull-request.ts";
+import { closePlans } from "./close-plans.ts";
+import { loadPlans } from "./load-plans.ts";
 import { readStoredPlan } from "./stored-plan.ts";
 import { PullFields } from "./webhook-fields.ts";
 import type { PullRequestDelivery } from "./webhook-fields.ts";
