@@ -1,9 +1,7 @@
 import type { LoomConfig } from "./loom-config.ts";
 import { resolveSessionCaps } from "./resolve-session-caps.ts";
-import type { CapValues, SessionCaps } from "./resolve-session-caps.ts";
-
-/** The caps sessions run with and where each comes from (no cap: its value absent). */
-export type CapsInForce = Omit<SessionCaps, "notes">;
+import type { CapsInForce } from "./caps-in-force.ts";
+import type { CapValues } from "./resolve-session-caps.ts";
 
 export type PlanCaps = {
   /** What a stage that sets no cap of its own runs with. */

@@ -1,11 +1,9 @@
 import { DEFAULT_CAPS, NO_CAP } from "./default-caps.ts";
+import type { CapSource, CapsInForce } from "./caps-in-force.ts";
 import type { LoomConfig } from "./loom-config.ts";
 
 /** A session's caps as they come from one source; every field may be missing. */
 export type CapValues = { max_budget_usd?: number | undefined; max_turns?: number | undefined };
-
-/** Where the cap a session runs with comes from; `opted out`: `.github/loom.yml` says `none` and nobody set one. */
-export type CapSource = "stage" | "plan" | ".github/loom.yml" | "action input" | "default" | "opted out";
 
 /** Where the caps come from. A plan's `Stage` and `LoomMetadata` fit `stage` and `plan` as they are. */
 export type SessionCapsInput = {
@@ -18,13 +16,8 @@ export type SessionCapsInput = {
   inputs: CapValues;
 };
 
-export type SessionCaps = {
-  maxBudgetUsd?: number;
-  maxTurns?: number;
-  /** Where each cap comes from (a cap lowered to the repository's ceiling: `.github/loom.yml`). */
-  from: { maxBudgetUsd: CapSource; maxTurns: CapSource };
-  notes: string[];
-};
+/** The caps in force, with notes on how they were reached (a cap lowered to the repository's ceiling). */
+export type SessionCaps = CapsInForce & { notes: string[] };
 
 const CAPS = [
   {

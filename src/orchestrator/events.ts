@@ -1,5 +1,5 @@
 import type { CallerVerdict } from "../caller/caller-verdict.ts";
-import type { CapsInForce } from "../config/resolve-plan-caps.ts";
+import type { CapsInForce } from "../config/caps-in-force.ts";
 import type { SessionKind } from "../stage/stage-status.ts";
 import type { SessionReport } from "./session-report.ts";
 

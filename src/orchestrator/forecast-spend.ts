@@ -1,3 +1,4 @@
+import type { ForecastBasis } from "./forecast-basis.ts";
 import type { PlanState, Session, StageState } from "./state.ts";
 
 /**
@@ -36,14 +37,6 @@ export function getAverageStageCost(state: PlanState): number | null {
   if (done.length === 0) return null;
   return done.reduce((sum, stage) => sum + getStageSpend(stage), 0) / done.length;
 }
-
-/**
- * What each stage ahead is forecast at: the plan's average per completed stage; before any
- * completed, `budget.stage_estimate_usd`, else each stage's session cap (the most one session may
- * spend); `none` when none of these is known (caps opted out): the stages ahead count 0 then.
- */
-export const FORECAST_BASES = ["average", "stage estimate", "session cap", "none"] as const;
-export type ForecastBasis = (typeof FORECAST_BASES)[number];
 
 export type Forecast = {
   spentUsd: number;

@@ -1,6 +1,6 @@
 import type { SessionKind, SessionStatus, StageStatus } from "../stage/stage-status.ts";
 import type { Heartbeat, PlanSpec, RunOutcome, Settings } from "./events.ts";
-import type { ForecastBasis } from "./forecast-spend.ts";
+import type { ForecastBasis } from "./forecast-basis.ts";
 import type { SessionReport } from "./session-report.ts";
 
 /** Why a stage stands where it stands, for people reading the status. */

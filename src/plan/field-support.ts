@@ -1,5 +1,6 @@
 import { PLAN_FIELDS } from "./plan-field-support.ts";
 import { STAGE_FIELDS } from "./stage-field-support.ts";
+import type { FieldSupport } from "./field-support-type.ts";
 
 /**
  * What every field a plan may hold does on GitHub: the one place that says it. The validator warns
@@ -8,49 +9,6 @@ import { STAGE_FIELDS } from "./stage-field-support.ts";
  * the reference CLI's schema and fails on a field this registry does not cover. A feature that
  * starts honouring a field flips its entry here (and links its code).
  */
-
-/**
- * Where a field comes from: the reference CLI's schema (`REFERENCE_SCHEMA`), loom's own additions,
- * or keys seen in other versions of the reference's plans that mean nothing here.
- */
-export type FieldOrigin = "reference" | "loom" | "other";
-
-/** A value of an applied field that loom does not honour yet (e.g. `auto_merge: false`). */
-export type FieldException = {
-  /** The value as a plan writes it, for the docs: `false`, `team`, `a list naming codex`. */
-  written: string;
-  matches: (value: unknown) => boolean;
-  /** Completes "`field: value` …": why it is not honoured and what happens instead. */
-  because: string;
-};
-
-type FieldBase = {
-  /**
-   * The field's place under `loom:`: `auto_merge`, `sandbox.network.allowed_domains`,
-   * `stages[].acceptance[].command` (`[]` is an item of a list).
-   */
-  path: string;
-  origin: FieldOrigin;
-  /** An explicit `null` counts as absent (the reference reads the field as an `Option`). */
-  nullable?: true;
-};
-
-export type FieldSupport = FieldBase &
-  (
-    | {
-        support: "applied";
-        /** What loom does with it on GitHub. */
-        does: string;
-        /** The files that do it, relative to the repository root. */
-        code: readonly string[];
-        unless?: FieldException;
-      }
-    | {
-        support: "warned";
-        /** Completes "`field` …": why it is not honoured and what happens instead. */
-        because: string;
-      }
-  );
 
 /** The reference schema the registry was checked against (cosmix/loom). */
 export const REFERENCE_SCHEMA = {

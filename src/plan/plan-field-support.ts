@@ -1,4 +1,4 @@
-import type { FieldSupport } from "./field-support.ts";
+import type { FieldSupport } from "./field-support-type.ts";
 
 /** Plan-level fields (directly under `loom:`); stage fields are in `stage-field-support.ts`. */
 

@@ -1,5 +1,5 @@
 import { FIELD_SUPPORT, findFieldSupport, REFERENCE_SCHEMA } from "./field-support.ts";
-import type { FieldSupport } from "./field-support.ts";
+import type { FieldSupport } from "./field-support-type.ts";
 
 export const PLAN_FIELDS_START = "<!-- plan-fields:start -->";
 export const PLAN_FIELDS_END = "<!-- plan-fields:end -->";

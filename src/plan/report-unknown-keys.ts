@@ -1,6 +1,7 @@
 import type { Diagnostics } from "./diagnostics.ts";
 import { PLAN_FIELD_TREE, STAGE_FIELD_TREE } from "./field-support.ts";
-import type { FieldNode, FieldSupport } from "./field-support.ts";
+import type { FieldNode } from "./field-support.ts";
+import type { FieldSupport } from "./field-support-type.ts";
 import { findClosestName } from "./find-closest-name.ts";
 import { isRecord } from "./is-record.ts";
 import type { Location } from "./plan.ts";

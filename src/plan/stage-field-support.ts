@@ -1,4 +1,4 @@
-import type { FieldException, FieldOrigin, FieldSupport } from "./field-support.ts";
+import type { FieldException, FieldOrigin, FieldSupport } from "./field-support-type.ts";
 import { AUTO_MERGE, listPublishFields, listSandboxFields } from "./plan-field-support.ts";
 
 /** Stage fields (`stages[].…`); plan-level ones are in `plan-field-support.ts`. */

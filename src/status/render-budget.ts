@@ -1,7 +1,7 @@
-import type { CapsInForce } from "../config/resolve-plan-caps.ts";
-import type { CapSource } from "../config/resolve-session-caps.ts";
+import type { CapsInForce } from "../config/caps-in-force.ts";
+import type { CapSource } from "../config/caps-in-force.ts";
 import { forecastPlanSpend, getPlanBudget, getPlanSpend } from "../orchestrator/forecast-spend.ts";
-import type { ForecastBasis } from "../orchestrator/forecast-spend.ts";
+import type { ForecastBasis } from "../orchestrator/forecast-basis.ts";
 import type { BudgetWait, PlanState } from "../orchestrator/state.ts";
 import { escapeCell } from "./format-status.ts";
 import { formatUsd } from "./render-usage.ts";

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { DEFAULT_CAPS } from "../../src/config/default-caps.ts";
 import { resolveSessionCaps } from "../../src/config/resolve-session-caps.ts";
-import type { CapSource, CapValues, SessionCaps } from "../../src/config/resolve-session-caps.ts";
+import type { CapSource } from "../../src/config/caps-in-force.ts";
+import type { CapValues, SessionCaps } from "../../src/config/resolve-session-caps.ts";
 
 type RepoSession = { max_budget_usd?: number | "none"; max_turns?: number | "none" };
 

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { costReport } from "./cost-report.ts";
-import type { CapsInForce } from "../../src/config/resolve-plan-caps.ts";
+import type { CapsInForce } from "../../src/config/caps-in-force.ts";
 import type { PlanSpec } from "../../src/orchestrator/events.ts";
 import { KEY, Story, makePlan } from "./story.ts";
 

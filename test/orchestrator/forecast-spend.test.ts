@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { CapsInForce } from "../../src/config/resolve-plan-caps.ts";
+import type { CapsInForce } from "../../src/config/caps-in-force.ts";
 import {
   forecastPlanSpend,
   getAverageStageCost,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { CapsInForce } from "../../src/config/resolve-plan-caps.ts";
+import type { CapsInForce } from "../../src/config/caps-in-force.ts";
 import { DEFAULT_SETTINGS } from "../../src/orchestrator/events.ts";
 import type { Settings } from "../../src/orchestrator/events.ts";
 import type { PlanState } from "../../src/orchestrator/state.ts";
