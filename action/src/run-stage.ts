@@ -6,7 +6,7 @@ import type { SignalInput } from "../../src/signal/signal-input.ts";
 import { resolveStageType } from "../../src/signal/resolve-stage-type.ts";
 import type { CheckContext } from "./checks/check-context.ts";
 import { decideStageOutcome, type StageVerdict } from "./checks/decide-stage-outcome.ts";
-import { wasMergedBefore } from "./git/was-merged-before.ts";
+import { readRanBefore } from "./git/read-ran-before.ts";
 import { checkCodeReview } from "./checks/check-code-review.ts";
 import { captureBaseline, compareChangeImpact } from "./checks/run-change-impact.ts";
 import { runBeforeStageChecks, runStageChecks } from "./checks/run-checks.ts";
@@ -48,8 +48,9 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
   const started = deps.now();
   const startSha = await readHead(deps.workspace);
   // Before the session: a completed stage run again starts on a head holding its merge.
-  const mergedBefore =
-    inputs.kind === "stage" && inputs.attempt > 1 && (await wasMergedBefore(deps.workspace, inputs.branch));
+  const ranBefore =
+    inputs.kind === "stage" && inputs.attempt > 1 ? await readRanBefore(deps.workspace, inputs.branch) : null;
+  const mergedBefore = ranBefore !== null;
   const loaded = await loadStage(inputs, deps);
   if (!loaded.ok) {
     const verdict: StageVerdict = { outcome: "crashed", reason: loaded.reason };
@@ -166,6 +167,7 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     ...optional("handoff", handoff),
     ...(previous?.lastHeartbeat === undefined ? {} : { lastHeartbeat: previous.lastHeartbeat }),
     ...(conflictFiles === undefined ? {} : { conflictFiles }),
+    ...(ranBefore === null ? {} : { ranBefore }),
     ...(continued?.ok === true ? { instructions: continued.instructions } : {}),
     knowledge,
     ...optional("learningsFile", learningsFile),

@@ -2,6 +2,7 @@ import type { Heartbeat } from "../artifacts/heartbeat.ts";
 import { describeCriterion } from "./describe-criterion.ts";
 import { fenceData } from "./fence-data.ts";
 import { renderGoalBackwardSection } from "./goal-backward-section.ts";
+import { renderRanBefore } from "./ran-before-section.ts";
 import { renderReviewSection } from "./review-section.ts";
 import type { SignalInput } from "./signal-input.ts";
 
@@ -133,6 +134,7 @@ export function renderDynamicSection(input: SignalInput): string {
     renderTarget(input),
     renderAssignment(input),
     renderDependencies(input),
+    renderRanBefore(input),
     renderHandoff(input),
     renderInstructions(input),
     renderConflicts(input),

@@ -34,9 +34,26 @@ export type SignalKnowledge = {
 export type SignalInstructions = { text: string; by: string; fromAttempt: number };
 
 /**
+ * A completed stage runs again (a retry, an affected re-run): what landed on its branch after
+ * loom's newest merge of its work, read from the checkout's history before the session. Commit
+ * subjects are data (people's and sessions' words), fenced in the prompt.
+ */
+export type RanBefore = {
+  /** loom's merge commit of the stage's earlier work. */
+  merge: string;
+  /** The commits since, newest first: `<sha7> <author>: <subject>`. */
+  commits: readonly string[];
+  moreCommits: number;
+  /** The paths those commits changed. */
+  paths: readonly string[];
+  morePaths: number;
+};
+
+/**
  * Everything a signal is built from. Only trusted inputs: the plan file, the repository's own
- * knowledge, loom's own artifacts, and the instructions of a person with write access who
- * continued the stage. Pull request bodies and other comments have no field here on purpose.
+ * knowledge, loom's own artifacts, the checkout's own history (what the session can read with
+ * `git log` anyway), and the instructions of a person with write access who continued the stage.
+ * Pull request bodies and other comments have no field here on purpose.
  */
 export type SignalInput = {
   plan: Plan;
@@ -51,6 +68,8 @@ export type SignalInput = {
   handoff?: string;
   /** For continue sessions: the person's instructions. */
   instructions?: SignalInstructions;
+  /** For a stage session of a completed stage run again: what changed since its work was merged. */
+  ranBefore?: RanBefore;
   /** The previous session's last heartbeat, for recovery sessions. */
   lastHeartbeat?: Heartbeat;
   /** Files in conflict, for merge sessions. */

@@ -60,6 +60,9 @@ describe(
     let afterCascade: Dispatch[] = [];
     let afterEdit: Dispatch[] = [];
     let planAfterEdit: CheckRunRecord | undefined;
+    /** Each session's prompt (its first model request's messages, as JSON), by `<stage>:<attempt>`. */
+    const prompts = new Map<string, string>();
+    const sessions = new Map<number, string>();
     /** What the branch and the check runs showed after each scenario (later ones change them). */
     const seen: Record<string, string> = {};
     const look = async (scenario: string, files: string[], checks: string[]) => {
@@ -86,6 +89,15 @@ describe(
           d: writeFiles({ "d.txt": "delta\n" }),
           "d:2": rewriteFile("d.txt", "delta, again\n"),
         }),
+        onRunnerEvent: (event) => {
+          if (event.type === "run.started")
+            sessions.set(event.runId, `${event.job.stageId}:${event.job.attempt}`);
+          const first =
+            event.type === "job.finished" ? event.modelRequests?.find((r) => r.kind === "main") : undefined;
+          const session = sessions.get(event.runId);
+          if (first !== undefined && session !== undefined)
+            prompts.set(session, JSON.stringify(first.body?.messages ?? []));
+        },
       });
       pull = await e2e.openPlan({ files: { [PLAN_PATH]: PLAN } });
       await e2e.waitForPlanEnd(pull, "PLAN-diamond", 4, 240_000);
@@ -185,6 +197,30 @@ describe(
       assert.match(summaryOf("loom: d"), /\*\*Re-run:\*\* downstream of 'b'; re-run by @&#8203;alice/);
       assert.match(summaryOf("loom: b"), /\| 2 \| stage \(re-run\) \|/);
       assert.match(seen["push:comment"] ?? "", /re-run: downstream of 'b'/);
+    });
+
+    it("tells each re-run session why it runs again: what landed since loom merged its work, with the paths", () => {
+      const b = prompts.get("b:2") ?? "";
+      assert.match(b, /## This Stage Ran Before/);
+      assert.match(b, /<commits>\\n[0-9a-f]{7,} alice: Update b\/fix\.txt/, "alice's push, by her");
+      const paths = (prompt: string) => /<paths>\\n(.*?)\\n<\/paths>/.exec(prompt)?.[1]?.split("\\n") ?? [];
+      assert.ok(paths(b).includes("b/fix.txt"), b);
+      // d builds on b: b's new merge (b/b.txt) and alice's push landed since d's merge.
+      const d = prompts.get("d:2") ?? "";
+      const commits = /<commits>\\n(.*?)\\n<\/commits>/.exec(d)?.[1]?.split("\\n") ?? [];
+      assert.ok(
+        commits.some((line) => /^[0-9a-f]{7,} .*: loom: merge stage b \(Left\) of PLAN-diamond$/.test(line)),
+        d,
+      );
+      assert.ok(
+        ["b/b.txt", "b/fix.txt"].every((path) => paths(d).includes(path)),
+        d,
+      );
+      assert.ok(paths(prompts.get("c:2") ?? "").includes("c.txt"), "a's re-run changed c.txt");
+      for (const first of ["a:1", "b:1", "c:1", "d:1"]) {
+        assert.ok(prompts.has(first), `${first}'s prompt was recorded`);
+        assert.doesNotMatch(prompts.get(first) ?? "", /## This Stage Ran Before/, first);
+      }
     });
 
     it("/loom retry a --only re-runs a alone and merges it by SHA", () => {
