@@ -33,4 +33,10 @@ export const LOOM_RELEASES: readonly LoomRelease[] = [
     sha: "fad525f88e1451cb91696747eb1eaaaa8f99e530",
     contract: "0.4",
   },
+  {
+    version: "0.4.1",
+    repository: "loom-dev/loom",
+    sha: "760bbfb0e55ece048d4c902fb0ae45fc24b84f7a",
+    contract: "0.4",
+  },
 ];
