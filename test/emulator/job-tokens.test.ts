@@ -7,6 +7,7 @@ import { parse } from "yaml";
 import { createClient, statusOf, type Client } from "./emulator-fixture.ts";
 import { runGit } from "./run-git.ts";
 import { startEmulator, type Emulator } from "./start-emulator.ts";
+import { jobTokenPermissions } from "./token-permissions.ts";
 
 /*
  * A job's GITHUB_TOKEN carries exactly its job's `permissions:` (FACTS.md; GitHub's "Permissions
@@ -258,5 +259,28 @@ describe("a job's GITHUB_TOKEN holds exactly its job's permissions", () => {
     assert.deepEqual(await statusOf(none.rest.repos.getContent({ ...repo, path: "README.md" })), INTEGRATION);
     assert.equal((await none.rest.repos.get(repo)).status, 200, "metadata is always readable");
     emulator.assertNoViolations();
+  });
+});
+
+describe("a job's `permissions:` as GitHub's own workflow schema takes them", () => {
+  it("refuses the names and levels GitHub's parser refuses, and always adds metadata: read", () => {
+    for (const refused of [
+      { "id-token": "read" },
+      { models: "write" },
+      { metadata: "read" },
+      { secrets: "read" },
+    ])
+      assert.throws(
+        () => jobTokenPermissions(refused),
+        /GitHub refuses the job's permissions/,
+        JSON.stringify(refused),
+      );
+    assert.deepEqual(jobTokenPermissions({ "id-token": "write", models: "read", contents: "none" }), {
+      "id-token": "write",
+      models: "read",
+      contents: "none",
+      metadata: "read",
+    });
+    assert.deepEqual(jobTokenPermissions({}), { metadata: "read" });
   });
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { z } from "zod";
 
 /**
@@ -19,41 +20,54 @@ export function grants(held: Permissions, scope: string, level: "read" | "write"
 }
 
 /**
- * The permissions a job's `permissions:` may name (GitHub's "Assigning permissions to jobs"), with
- * the levels each takes: `id-token` only `write`/`none`, `models` only `read`/`none`. `metadata`
- * is always `read`. Secrets are no permission a job can hold.
+ * The scopes a job's `permissions:` may name and the levels each takes, from GitHub's own workflow
+ * schema (`@actions/workflow-parser`'s `permissions-mapping`: `id-token` only `write`/`none`,
+ * `models` only `read`/`none`, …), the schema the workflow executor parses with. `metadata` is
+ * not among them: every token holds `metadata: read`, and no workflow names it.
  */
-const JOB_SCOPES = [
-  "actions",
-  "attestations",
-  "checks",
-  "contents",
-  "deployments",
-  "discussions",
-  "id-token",
-  "issues",
-  "metadata",
-  "models",
-  "packages",
-  "pages",
-  "pull-requests",
-  "repository-projects",
-  "security-events",
-  "statuses",
-] as const;
-
-const LEVELS_OF: Partial<Record<(typeof JOB_SCOPES)[number], readonly string[]>> = {
-  "id-token": ["write", "none"],
-  models: ["read", "none"],
-  metadata: ["read"],
+const WORKFLOW_SCHEMA = JSON.parse(
+  readFileSync(new URL("./workflow-v1.0.min.json", import.meta.resolve("@actions/workflow-parser")), "utf8"),
+) as {
+  definitions: Record<string, { mapping?: { properties: Record<string, { type: string }> } }>;
 };
+const LEVELS: Record<string, readonly ("read" | "write" | "none")[]> = {
+  "permission-level-any": ["read", "write", "none"],
+  "permission-level-read-or-no-access": ["read", "none"],
+  "permission-level-write-or-no-access": ["write", "none"],
+};
+const LEVELS_OF: Readonly<Record<string, readonly ("read" | "write" | "none")[]>> = Object.fromEntries(
+  Object.entries(WORKFLOW_SCHEMA.definitions["permissions-mapping"]?.mapping?.properties ?? {}).map(
+    ([scope, { type }]) => {
+      const levels = LEVELS[type];
+      if (levels === undefined) throw new Error(`GitHub's workflow schema: ${scope} has levels ${type}`);
+      return [scope, levels];
+    },
+  ),
+);
+export const JOB_SCOPES = Object.keys(LEVELS_OF);
+
+/**
+ * `permissions: read-all` / `write-all`: every scope a job may name at that level, or the highest
+ * level below it the scope takes (`id-token` has no `read`: none under `read-all`; `models` stays
+ * `read` under `write-all`).
+ */
+export function allJobScopes(level: "read" | "write"): Permissions {
+  const held: Record<string, Level> = {};
+  for (const scope of JOB_SCOPES) {
+    const allowed = LEVELS_OF[scope] ?? [];
+    held[scope] = allowed.includes(level) ? level : allowed.includes("read") ? "read" : "none";
+  }
+  return held;
+}
 
 export const JobPermissions = z
-  .partialRecord(z.enum(JOB_SCOPES), z.enum(["read", "write", "none"]))
+  .record(z.string(), z.enum(["read", "write", "none"]))
   .superRefine((asked, context) => {
     for (const [scope, level] of Object.entries(asked)) {
-      const allowed = LEVELS_OF[scope as keyof typeof LEVELS_OF];
-      if (allowed && !allowed.includes(level))
+      const allowed = LEVELS_OF[scope];
+      if (allowed === undefined)
+        context.addIssue({ code: "custom", path: [scope], message: `${scope} is no permission a job names` });
+      else if (!allowed.includes(level))
         context.addIssue({ code: "custom", path: [scope], message: `${scope} cannot be ${level}` });
     }
   });
@@ -64,7 +78,8 @@ export type JobPermissions = z.infer<typeof JobPermissions>;
  * organizations created since February 2023 default to "read repository contents and packages"
  * (GitHub's restricted default); the emulator models that one, the stricter.
  */
-export const DEFAULT_JOB_PERMISSIONS: Permissions = { contents: "read", packages: "read", metadata: "read" };
+export const DEFAULT_JOB_SCOPES: Permissions = { contents: "read", packages: "read" };
+export const DEFAULT_JOB_PERMISSIONS: Permissions = { ...DEFAULT_JOB_SCOPES, metadata: "read" };
 
 /**
  * The token permissions of a job whose `permissions:` is `asked` (undefined: none given, the

@@ -1,57 +1,39 @@
+import {
+  allJobScopes,
+  DEFAULT_JOB_SCOPES,
+  grants,
+  JobPermissions,
+  type Permissions,
+} from "../../emulator/token-permissions.ts";
 import type { Value } from "./evaluate-template.ts";
 
-export type Permissions = Record<string, "read" | "write" | "none">;
-
-/** The scopes `permissions:` takes in a workflow. */
-const SCOPES = [
-  "actions",
-  "attestations",
-  "checks",
-  "contents",
-  "deployments",
-  "discussions",
-  "id-token",
-  "issues",
-  "models",
-  "packages",
-  "pages",
-  "pull-requests",
-  "repository-projects",
-  "security-events",
-  "statuses",
-] as const;
-
-const RANK = { none: 0, read: 1, write: 2 } as const;
+export type { Permissions };
 
 /**
  * The token a job gets when neither it nor its workflow says: the repository's "restricted" default
- * (contents and packages read). The permissive default grants more; the stricter one is modelled.
+ * (contents and packages read), as the emulator makes it (`DEFAULT_JOB_SCOPES`; the token also
+ * holds `metadata: read`, which no workflow names).
  */
-export const DEFAULT_PERMISSIONS: Permissions = { contents: "read", packages: "read" };
+export const DEFAULT_PERMISSIONS: Permissions = DEFAULT_JOB_SCOPES;
 
 export class PermissionRefused extends Error {
   override name = "PermissionRefused";
 }
 
-/** A `permissions:` value (`read-all`, `write-all`, `{}` or a mapping) as scopes; null when absent. */
+/**
+ * A `permissions:` value (`read-all`, `write-all`, `{}` or a mapping) as scopes; null when absent.
+ * GitHub's parser has checked it against its schema when the workflow loaded (a scope it does not
+ * know, or `id-token: read`, fails the run at startup there); the emulator checks it again when it
+ * makes the job's token.
+ */
 export function readPermissions(value: Value | undefined): Permissions | null {
   if (value === undefined || value === null) return null;
-  if (value === "read-all" || value === "write-all") {
-    const level = value === "read-all" ? "read" : "write";
-    return Object.fromEntries(SCOPES.map((scope): [string, "read" | "write"] => [scope, level]));
-  }
-  if (typeof value !== "object" || Array.isArray(value))
+  if (value === "read-all" || value === "write-all")
+    return allJobScopes(value === "read-all" ? "read" : "write");
+  const parsed = typeof value === "object" && !Array.isArray(value) ? JobPermissions.safeParse(value) : null;
+  if (parsed === null || !parsed.success)
     throw new PermissionRefused(`permissions: ${JSON.stringify(value)} is not valid`);
-  const permissions: Permissions = {};
-  for (const [scope, level] of Object.entries(value)) {
-    if (
-      !(SCOPES as readonly string[]).includes(scope) ||
-      (level !== "read" && level !== "write" && level !== "none")
-    )
-      throw new PermissionRefused(`permissions: ${scope}: ${JSON.stringify(level)} is not valid`);
-    permissions[scope] = level;
-  }
-  return permissions;
+  return parsed.data;
 }
 
 /**
@@ -60,10 +42,10 @@ export function readPermissions(value: Value | undefined): Permissions | null {
  */
 export function checkNestedPermissions(job: string, asked: Permissions, allowed: Permissions): void {
   for (const [scope, level] of Object.entries(asked)) {
-    const granted = allowed[scope] ?? "none";
-    if (RANK[level] > RANK[granted])
+    if (level === "none") continue;
+    if (level === "admin" || !grants(allowed, scope, level))
       throw new PermissionRefused(
-        `The nested job '${job}' is requesting '${scope}: ${level}', but is only allowed '${scope}: ${granted}'.`,
+        `The nested job '${job}' is requesting '${scope}: ${level}', but is only allowed '${scope}: ${allowed[scope] ?? "none"}'.`,
       );
   }
 }
