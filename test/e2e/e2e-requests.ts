@@ -67,3 +67,10 @@ export function mergesOf(requests: readonly RecordedRequest[]): Merge[] {
     ];
   });
 }
+
+/** The merges of stage `stage` of PLAN-diamond on pull request #1 GitHub answered as merged (201) or with nothing to merge (204). */
+export function mergesOfStage(requests: readonly RecordedRequest[], stage: string): Merge[] {
+  return mergesOf(requests).filter(
+    (m) => m.head === `loom/pr-1/PLAN-diamond/${stage}` && (m.status === 201 || m.status === 204),
+  );
+}

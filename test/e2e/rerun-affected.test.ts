@@ -2,44 +2,15 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { CheckRunRecord } from "../emulator/emulator-state.ts";
 import type { Dispatch, PullRecord } from "./e2e-requests.ts";
-import { dispatchesOf, mergesOf } from "./e2e-requests.ts";
+import { dispatchesOf, mergesOfStage } from "./e2e-requests.ts";
+import { FILES_DIAMOND } from "./sample-plans.ts";
 import { startE2E, type E2E } from "./harness.ts";
-import { inSequence, planText, rewriteFile, scriptStages, writeFiles } from "./model-script.ts";
+import { inSequence, rewriteFile, scriptStages, writeFiles } from "./model-script.ts";
 
-const PLAN_PATH = "doc/plans/PLAN-diamond.md";
-const PLAN = planText(
-  "Diamond",
-  `
-- id: a
-  name: Foundation
-  description: Write a.txt, the base every other stage builds on
-  files: ["a.txt"]
-  acceptance: ["grep -q alpha a.txt"]
-- id: b
-  name: Left
-  description: Write b/b.txt next to a.txt
-  dependencies: [a]
-  files: ["b/**"]
-  acceptance: ["grep -q beta b/b.txt"]
-- id: c
-  name: Right
-  description: Write c.txt next to a.txt
-  dependencies: [a]
-  files: ["c.txt"]
-  acceptance: ["grep -q gamma c.txt"]
-- id: d
-  name: Join
-  description: Write d.txt once a, b and c are in
-  dependencies: [b, c]
-  files: ["d.txt"]
-  acceptance: ["cat a.txt b/b.txt c.txt d.txt"]
-`,
-);
+const PLAN_PATH = FILES_DIAMOND.path;
+const PLAN = FILES_DIAMOND.text;
 
-const merged = (e2e: E2E, stage: string) =>
-  mergesOf(e2e.emulator.requests).filter(
-    (m) => m.head === `loom/pr-1/PLAN-diamond/${stage}` && (m.status === 201 || m.status === 204),
-  );
+const merged = (e2e: E2E, stage: string) => mergesOfStage(e2e.emulator.requests, stage);
 
 /**
  * Issue 35 items 1, 2 and 6 through the real app, the real stage workflow and action and the real

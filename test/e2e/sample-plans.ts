@@ -83,3 +83,39 @@ export const CLASH_PLAN: SamplePlan = {
     join: writeFiles({ "join.txt": "joined\n" }),
   }),
 };
+
+/**
+ * A diamond whose stages declare the paths they touch (`files`; b's under `b/`), so a push or a
+ * re-run affects the stages whose paths it changed: the plan of the re-run tests.
+ */
+export const FILES_DIAMOND = {
+  path: "doc/plans/PLAN-diamond.md",
+  text: planText(
+    "Diamond",
+    `
+- id: a
+  name: Foundation
+  description: Write a.txt, the base every other stage builds on
+  files: ["a.txt"]
+  acceptance: ["grep -q alpha a.txt"]
+- id: b
+  name: Left
+  description: Write b/b.txt next to a.txt
+  dependencies: [a]
+  files: ["b/**"]
+  acceptance: ["grep -q beta b/b.txt"]
+- id: c
+  name: Right
+  description: Write c.txt next to a.txt
+  dependencies: [a]
+  files: ["c.txt"]
+  acceptance: ["grep -q gamma c.txt"]
+- id: d
+  name: Join
+  description: Write d.txt once a, b and c are in
+  dependencies: [b, c]
+  files: ["d.txt"]
+  acceptance: ["cat a.txt b/b.txt c.txt d.txt"]
+`,
+  ),
+};

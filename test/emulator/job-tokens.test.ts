@@ -264,12 +264,13 @@ describe("a job's GITHUB_TOKEN holds exactly its job's permissions", () => {
 
 describe("a job's `permissions:` as GitHub's own workflow schema takes them", () => {
   it("refuses the names and levels GitHub's parser refuses, and always adds metadata: read", () => {
-    for (const refused of [
+    const refusedByGitHub: Record<string, string>[] = [
       { "id-token": "read" },
       { models: "write" },
       { metadata: "read" },
       { secrets: "read" },
-    ])
+    ];
+    for (const refused of refusedByGitHub)
       assert.throws(
         () => jobTokenPermissions(refused),
         /GitHub refuses the job's permissions/,
