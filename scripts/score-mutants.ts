@@ -117,6 +117,7 @@ export const MUTATED_FOLDERS: Readonly<Record<string, MutatedFolder>> = {
           "test/app/on-pull-request.test.ts",
           "test/app/own-heads.test.ts",
           "test/app/read-changed-paths.test.ts",
+          "test/app/force-push.test.ts",
         ],
       ),
       enginePart(

@@ -182,3 +182,34 @@ test("a repository without the caller workflow: the plan check run says so befor
   await h.finish();
   h = undefined;
 });
+
+test("a push to the default branch reads the caller once for all the repository's plans, and a fixed caller starts each", async () => {
+  h = await startHarness({ caller: callerPinning(V02), cache: createGitHubCache() });
+  await open(h);
+  h.fake.pullFiles.set(2, ["README.md", "doc/plans/PLAN-diamond.md"]);
+  await h.receive("pull_request", pullRequestPayload("opened", { number: 2, headSha: h.headSha }));
+  assert.deepEqual(dispatchedStages(h), [], "both refused");
+  h.fake.files.set(`${REPO.defaultBranch}:${CALLER_PATH}`, callerPinning(CURRENT_RELEASE.sha));
+  const before = h.gh.requests.length;
+  await h.receive(
+    "check_suite",
+    pushSuitePayload({ id: 9, headBranch: REPO.defaultBranch, headSha: "2".repeat(40) }),
+  );
+  assert.deepEqual(
+    requestLines(h)
+      .slice(before)
+      .filter((line) => line === `GET /repos/acme/widgets/contents/${CALLER_PATH}`),
+    [`GET /repos/acme/widgets/contents/${CALLER_PATH}`],
+    "one read for both plans",
+  );
+  assert.deepEqual(
+    h.fake.dispatches.map((d) => [/-pr(\d+)-/.exec(d.inputs["key"] ?? "")?.[1], d.inputs["stage_id"]]),
+    [
+      ["1", "a"],
+      ["2", "a"],
+    ],
+    "each plan starts",
+  );
+  await h.finish();
+  h = undefined;
+});
