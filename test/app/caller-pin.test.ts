@@ -213,3 +213,25 @@ test("a push to the default branch reads the caller once for all the repository'
   await h.finish();
   h = undefined;
 });
+
+test("a push to the default branch of a repository without a running plan costs nothing, and one that leaves the caller as it was writes nothing", async () => {
+  h = await startHarness({ caller: callerPinning(V02), cache: createGitHubCache() });
+  await h.receive(
+    "check_suite",
+    pushSuitePayload({ id: 5, headBranch: REPO.defaultBranch, headSha: "1".repeat(40) }),
+  );
+  assert.deepEqual(requestLines(h), [], "no plan: not even a token");
+  await open(h);
+  const before = h.gh.requests.length;
+  await h.receive(
+    "check_suite",
+    pushSuitePayload({ id: 6, headBranch: REPO.defaultBranch, headSha: "2".repeat(40) }),
+  );
+  assert.deepEqual(
+    requestLines(h).slice(before),
+    [`GET /repos/acme/widgets/contents/${CALLER_PATH}`],
+    "the caller read (a 304) and nothing else",
+  );
+  await h.finish();
+  h = undefined;
+});
