@@ -26,6 +26,7 @@ import type { RunStageInputs } from "./run-stage-inputs.ts";
 import { describePermissionDenial } from "./session/observe-stream.ts";
 import { finishStage } from "./stage/finish-stage.ts";
 import { readDispute } from "./adjudication/read-dispute.ts";
+import { loadAmendments } from "./adjudication/load-amendments.ts";
 import { runCheckOnly } from "./adjudication/run-check-only.ts";
 import { loadContinue } from "./stage/load-continue.ts";
 import { startSession } from "./stage/start-session.ts";
@@ -51,18 +52,24 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
   const ranBefore =
     inputs.kind === "stage" && inputs.attempt > 1 ? await readRanBefore(deps.workspace, inputs.branch) : null;
   const mergedBefore = ranBefore !== null;
+  /** The session does not start: `problem` in the log, the stage crashed with `reason`. */
+  const notStarted = (problem: string, reason = `not started: ${problem}`) => {
+    deps.log("session not started", { problem });
+    const verdict: StageVerdict = { outcome: "crashed", reason };
+    return finishStage(inputs, deps, { started, startSha, verdict, checks: [], session: null });
+  };
   const loaded = await loadStage(inputs, deps);
   if (!loaded.ok) {
     const verdict: StageVerdict = { outcome: "crashed", reason: loaded.reason };
     return finishStage(inputs, deps, { started, startSha, verdict, checks: [], session: null });
   }
-  const { plan, stage } = loaded;
+  const amended = await loadAmendments(inputs, deps, loaded.stage);
+  if (!amended.ok) return notStarted(amended.reason);
+  const { plan } = loaded;
+  // A person's `/loom amend` holds for every later session of the stage: its prompt and its checks.
+  const stage = amended.stage;
   const continued = inputs.kind === "continue" ? await loadContinue(inputs, deps) : undefined;
-  if (continued?.ok === false) {
-    deps.log("session not started", { problem: continued.reason });
-    const verdict: StageVerdict = { outcome: "crashed", reason: `not started: ${continued.reason}` };
-    return finishStage(inputs, deps, { started, startSha, verdict, checks: [], session: null });
-  }
+  if (continued?.ok === false) return notStarted(continued.reason);
   // Read once: the caps and the isolation requirement come from the same file.
   const configRead =
     deps.readRepoConfig === undefined ? undefined : Promise.resolve().then(deps.readRepoConfig);
@@ -79,19 +86,13 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     // Fail closed: without the repository's config its ceilings cannot be applied, and a session
     // must not run with more budget than the repository allows.
     const problem = redactSecrets(caps.configProblem, deps.knownSecrets).slice(0, 400);
-    deps.log("session not started", { problem });
-    const verdict: StageVerdict = {
-      outcome: "crashed",
-      reason: `not started: ${problem}, so its session caps could not be applied; fix it on the default branch (loom retries after a backoff, or \`/loom retry ${stage.id}\`)`,
-    };
-    return finishStage(inputs, deps, { started, startSha, verdict, checks: [], session: null });
+    return notStarted(
+      problem,
+      `not started: ${problem}, so its session caps could not be applied; fix it on the default branch (loom retries after a backoff, or \`/loom retry ${stage.id}\`)`,
+    );
   }
   const unisolated = await refuseUnisolated(deps.sandbox, readConfig);
-  if (unisolated !== null) {
-    deps.log("session not started", { problem: unisolated });
-    const verdict: StageVerdict = { outcome: "crashed", reason: unisolated };
-    return finishStage(inputs, deps, { started, startSha, verdict, checks: [], session: null });
-  }
+  if (unisolated !== null) return notStarted(unisolated, unisolated);
   const network = await applyNetworkPolicy({
     plan: plan.metadata,
     stage,
@@ -99,11 +100,7 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     sessionEnv: deps.sessionEnv,
     limitNetwork: deps.limitNetwork,
   });
-  if (network.kind === "refused") {
-    deps.log("session not started", { problem: network.reason });
-    const verdict: StageVerdict = { outcome: "crashed", reason: network.reason };
-    return finishStage(inputs, deps, { started, startSha, verdict, checks: [], session: null });
-  }
+  if (network.kind === "refused") return notStarted(network.reason, network.reason);
   if (network.kind !== "open")
     deps.log("network sandbox", {
       mode: network.kind,

@@ -6,11 +6,13 @@ import { writeRecordTag } from "./write-record-tag.ts";
 type DispatchRun = Extract<Effect, { type: "dispatchRun" }>;
 
 /**
- * Records a stage's amended acceptance criteria (`/loom amend`) where its check-only run reads
- * them with its read-only token, before the run is dispatched: an annotated tag object on the
- * commit the checks run on, whose message is the `AmendRecord` for this dispatch key, and the ref
- * `refs/loom/amend/<stage branch>` pointed at it (see `writeRecordTag`). The plan file is never
- * changed. Requests: 2 writes for a stage's first amendment, 3 for a later one.
+ * Records a stage's amended acceptance criteria (`/loom amend`) where its run reads them with its
+ * read-only token, before the run is dispatched: the check-only run, and every later session of the
+ * stage (a retry, recovery, re-run or continue), for which the amendment holds too. An annotated
+ * tag object on the disputed commit, whose message is the `AmendRecord` for this dispatch key, and
+ * the ref `refs/loom/amend/<stage branch>` pointed at it (see `writeRecordTag`). The plan file is
+ * never changed. Requests: 2 writes for a stage's first amendment, 3 for each later record (the
+ * ref exists); a stage never amended: none.
  */
 export async function recordAmendment(ctx: EffectContext, effect: DispatchRun): Promise<void> {
   const amendment = effect.amendment;

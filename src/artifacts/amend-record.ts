@@ -12,18 +12,20 @@ export const Amendment = z.object({
 export type Amendment = z.infer<typeof Amendment>;
 
 /**
- * A stage's amended acceptance criteria as the app records them for a `check` run: an annotated
- * tag object whose message is this JSON, under `amendRecordRef(branch)` (outside branches and
- * tags: no workflow or push webhook fires). The run job reads it with its read-only token, checks
- * that `key` is its own dispatch key and that the stage branch is still at `checked_sha`, and runs
- * the stage's checks with the amendments in place. Only writers (and the app) can create refs.
- * The plan file is never changed: the amendments hold for this pull request's run of the plan.
+ * A stage's amended acceptance criteria as the app records them for a run of the stage: an
+ * annotated tag object whose message is this JSON, under `amendRecordRef(branch)` (outside branches
+ * and tags: no workflow or push webhook fires). The run job reads it with its read-only token and
+ * checks that `key` is its own dispatch key. A `check` run also checks that the stage branch is
+ * still at `checked_sha` and runs the stage's checks with the amendments in place; a later session
+ * (retry, recovery, re-run, continue) is told the amended criteria and checked against them. Only
+ * writers (and the app) can create refs. The plan file is never changed: the amendments hold for
+ * this pull request's run of the plan.
  */
 export const AmendRecord = z.object({
   version: z.literal(1),
   key: z.string().min(1).max(500),
   stage_id: z.string().min(1).max(128),
-  /** The commit the disputed checks ran on: the checks run again on exactly this commit. */
+  /** The commit the disputed checks ran on: a `check` run checks exactly this commit. */
   checked_sha: z.string().regex(/^[0-9a-f]{40,64}$/),
   amendments: z.array(Amendment).min(1).max(100),
 });

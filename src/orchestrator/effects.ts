@@ -48,8 +48,9 @@ export type Effect =
        */
       continuation?: { instructions: string; by: string; fromAttempt: number };
       /**
-       * For a `check` run: the stage's amended criteria (0-based index, command, who) and the
-       * commit they are checked on, which the app records where the run job reads them (see
+       * For any session but a merge session of a stage a person amended (`/loom amend`): its
+       * amended criteria (0-based index, command, who) and the commit a `check` run checks them on
+       * (the disputed one), which the app records where the run job reads them (see
        * `app/github/record-amendment.ts`) before it dispatches.
        */
       amendment?: {

@@ -183,7 +183,8 @@ function dispatchSession(ctx: StepContext, stage: StageState, kind: SessionKind)
     if (stage.rerun !== undefined) delete stage.rerun.fromHead;
   }
   const continuation = kind === "continue" ? stage.continuation : undefined;
-  const amendments = kind === "check" ? (stage.amendments ?? []) : [];
+  // A person's amendments hold for every later session of the stage (a merge session runs no checks).
+  const amendments = kind === "merge" ? [] : (stage.amendments ?? []);
   const checkedSha = amendments.at(-1)?.sha;
   emit(ctx, {
     type: "dispatchRun",

@@ -164,3 +164,85 @@ test("a check run checks nothing on a stage branch that moved since the dispute,
     /the amended criteria could not be read: refs\/loom\/amend\/x does not exist/,
   );
 });
+
+/** A later session: it sees the criteria in its prompt and writes greet.txt. */
+function laterSession(prompts: string[]) {
+  return async (o: RunSessionOptions) => {
+    prompts.push(o.prompt);
+    await writeFile(path.join(o.cwd, "greet.txt"), "hello again\n");
+    return finishedSession(o);
+  };
+}
+
+test("an amendment holds for the stage's later sessions: a retry is told the amended criterion and checked against it", async (t) => {
+  const f = await makeFixture(STAGE, t);
+  const prompts: string[] = [];
+  const read: string[] = [];
+  const { result } = await runStage(
+    inputs({ kind: "stage", attempt: "3", key: "blob123:build:3" }),
+    deps(f, laterSession(prompts), {
+      readAmendRecord: () => {
+        read.push("amend record");
+        return Promise.resolve({
+          ok: true,
+          record: { ...record("a".repeat(40)), key: "blob123:build:3" },
+        });
+      },
+    }),
+  );
+  assert.deepEqual(read, ["amend record"], "read once");
+  assert.equal(result.outcome, "completed", result.reason);
+  assert.deepEqual(
+    result.checks.map((c) => c.name),
+    ["grep hello greet.txt", "test -f greet.txt"],
+  );
+  assert.match(prompts[0] ?? "", /`test -f greet\.txt`/);
+  assert.doesNotMatch(prompts[0] ?? "", /strict-lint/);
+});
+
+test("a stage never amended (no record), or a record for another run, keeps the plan's criteria; a record GitHub cannot answer for starts nothing", async (t) => {
+  for (const answer of [
+    { ok: false as const, reason: "refs/loom/amend/x does not exist", why: "missing" as const },
+    {
+      ok: false as const,
+      reason: "refs/loom/amend/x is the record of another run (k)",
+      why: "other-run" as const,
+    },
+  ]) {
+    const f = await makeFixture(STAGE, t);
+    const { result } = await runStage(
+      inputs({ kind: "recovery", attempt: "2", key: "blob123:build:2" }),
+      deps(f, laterSession([]), { readAmendRecord: () => Promise.resolve(answer) }),
+    );
+    assert.equal(result.outcome, "completed-with-failures", answer.why);
+    assert.match(result.reason, /first: acceptance \.\/tools\/strict-lint greet\.txt/, answer.why);
+  }
+  const f = await makeFixture(STAGE, t);
+  const { result } = await runStage(
+    inputs({ kind: "continue", attempt: "2", key: "blob123:build:2" }),
+    deps(f, noSession, {
+      readAmendRecord: () =>
+        Promise.resolve({ ok: false, reason: "reading refs/loom/amend/x failed: GitHub answered 502" }),
+    }),
+  );
+  assert.equal(result.outcome, "crashed");
+  assert.match(
+    result.reason,
+    /not started: the stage's amended criteria could not be read: .*GitHub answered 502/,
+  );
+});
+
+test("a first attempt never looks for amendments (nothing to amend yet)", async (t) => {
+  const f = await makeFixture(STAGE, t);
+  const looked: string[] = [];
+  await runStage(
+    inputs(),
+    deps(f, laterSession([]), {
+      readAmendRecord: () => {
+        looked.push("first attempt");
+        return Promise.resolve({ ok: false, reason: "x", why: "missing" });
+      },
+    }),
+  );
+  assert.deepEqual(looked, []);
+});

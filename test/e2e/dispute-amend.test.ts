@@ -5,7 +5,14 @@ import { after, before, describe, it } from "node:test";
 import type { CheckRunRecord, CommentRecord } from "../emulator/emulator-state.ts";
 import { dispatchesOf, mergesOf, type Dispatch, type Merge, type PullRecord } from "./e2e-requests.ts";
 import { BOT, startE2E, type E2E } from "./harness.ts";
-import { inSequence, planText, scriptStages, writeFiles, type StageScript } from "./model-script.ts";
+import {
+  inSequence,
+  planText,
+  rewriteFile,
+  scriptStages,
+  writeFiles,
+  type StageScript,
+} from "./model-script.ts";
 
 const PLAN_PATH = "doc/plans/PLAN-lint.md";
 const PLAN = planText(
@@ -61,12 +68,23 @@ describe(
     let merge: Merge | undefined;
     /** Model requests per finished run. */
     const modelRequests = new Map<number, number>();
+    /** The retry's prompt (its first model request) and a's check run after it. */
+    let retryPrompt = "";
+    let afterRetry: CheckRunRecord | undefined;
     before(async () => {
       e2e = await startE2E({
         files: { ".github/workflows/loom.yml": CALLER },
-        script: scriptStages({ a: inSequence(writeFiles({ "a.txt": "written\n" }), dispute) }),
+        script: scriptStages({
+          a: inSequence(writeFiles({ "a.txt": "written\n" }), dispute),
+          "a:3": rewriteFile("a.txt", "written, again\n"),
+        }),
         onRunnerEvent: (event) => {
-          if (event.type === "job.finished") modelRequests.set(event.runId, event.modelRequests?.length ?? 0);
+          if (event.type !== "job.finished") return;
+          modelRequests.set(event.runId, event.modelRequests?.length ?? 0);
+          const first = event.modelRequests?.find((r) => r.kind === "main");
+          const run = e2e?.emulator.state.runs.find((r) => r.id === event.runId);
+          if (first !== undefined && run?.inputs["attempt"] === "3")
+            retryPrompt = JSON.stringify(first.body?.messages ?? []);
         },
       });
       pull = await e2e.openPlan({ files: { [PLAN_PATH]: PLAN } });
@@ -98,6 +116,17 @@ describe(
         90_000,
       );
       await e2e.app.engine.idle();
+      // The amendment holds for the stage's later sessions: a retry is told it and checked with it.
+      await alice.comment(pull.number, "/loom retry a");
+      await e2e.waitFor(
+        "a to merge again",
+        () =>
+          mergesOf(e2e.emulator.requests).filter((m) => m.head.endsWith("/a") && m.status === 201).length >=
+          2,
+        90_000,
+      );
+      await e2e.app.engine.idle();
+      afterRetry = structuredClone((await e2e.checkRuns(pull)).find((r) => r.name === "loom: a"));
     });
     after(async () => {
       await e2e?.close();
@@ -129,10 +158,23 @@ describe(
 
     it("runs the checks again with the amendment and no model, and merges exactly the disputed commit", () => {
       const kinds = dispatchesOf(e2e.emulator.requests).map((d) => `${d.stageId}:${d.kind}`);
-      assert.deepEqual(kinds, ["a:stage", "a:check"], e2e.describe());
+      assert.deepEqual(kinds.slice(0, 2), ["a:stage", "a:check"], e2e.describe());
       const check = e2e.emulator.state.runs.find((r) => r.inputs["kind"] === "check");
       assert.equal(modelRequests.get(check?.id ?? 0), 0, "the check run asked no model");
       assert.equal(merge?.sha, checked);
+    });
+
+    it("holds the amendment for a later /loom retry of a: its session is told the amended criterion and its checks run it", () => {
+      assert.deepEqual(
+        dispatchesOf(e2e.emulator.requests).map((d) => `${d.stageId}:${d.kind}:${d.attempt}`),
+        ["a:stage:1", "a:check:2", "a:stage:3"],
+        e2e.describe(),
+      );
+      assert.match(retryPrompt, /`test -f a\.txt`/);
+      assert.doesNotMatch(retryPrompt, /strict-lint/);
+      const summary = afterRetry?.output.summary ?? "";
+      assert.match(summary, /### Checks \(attempt 3: 2 passed, 0 failed\)/, summary);
+      assert.match(summary, /\| ✅ \| acceptance \| test -f a\.txt \|/, summary);
     });
 
     it("records the amendment on the pull request and leaves the plan file as written", async () => {

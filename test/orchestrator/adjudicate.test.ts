@@ -287,6 +287,39 @@ test("a check run that crashed for good gives way to a person's /loom retry: a n
   assert.equal(dispatch?.kind, "stage");
 });
 
+test("the amendment holds for the stage's later sessions: a retry and a continue carry it, a merge session does not", () => {
+  const story = disputed();
+  amend(story);
+  finish(story, "a", "completed-with-failures");
+  const carried = {
+    checkedSha: CHECKED,
+    amendments: [{ criterionIndex: 1, command: "test -f a.txt", by: "alice" }],
+  };
+  story.send({ type: "command.received", command: "retry", stageId: "a", sender: "alice", source: COMMENT });
+  const retry = story.of("dispatchRun")[0];
+  assert.equal(retry?.kind, "stage");
+  assert.deepEqual(retry?.amendment, carried);
+  finish(story, "a", "completed-with-failures");
+  story.send({
+    type: "command.received",
+    command: "continue",
+    stageId: "a",
+    instructions: "make it pass",
+    sender: "alice",
+    source: COMMENT,
+  });
+  const continued = story.of("dispatchRun")[0];
+  assert.equal(continued?.kind, "continue");
+  assert.deepEqual(continued?.amendment, carried);
+  // A stage never amended carries nothing on its retry.
+  const plain = new Story(plan());
+  finish(plain, "a", "completed-with-failures");
+  plain.send({ type: "command.received", command: "retry", stageId: "a", sender: "alice", source: COMMENT });
+  const plainRetry = plain.of("dispatchRun")[0];
+  assert.equal(plainRetry?.attempt, 2);
+  assert.equal(plainRetry?.amendment, undefined);
+});
+
 test("/loom continue after a check run resumes the disputing session, not the check run", () => {
   const story = disputed();
   amend(story);

@@ -1,8 +1,12 @@
 import { z } from "zod";
 import type { GitHubClient } from "./create-github-client.ts";
 
-/** A record loom wrote for this run, or why it could not be read. */
-export type RecordRead<T> = { ok: true; record: T } | { ok: false; reason: string };
+/**
+ * A record loom wrote for this run, or why it could not be read: `missing`, no record at all (404);
+ * `other-run`, the record there was written for another dispatch.
+ */
+export type RecordRead<T> =
+  { ok: true; record: T } | { ok: false; reason: string; why?: "missing" | "other-run" };
 
 const RefAnswer = z.object({ object: z.object({ sha: z.string(), type: z.string() }) });
 const TagAnswer = z.object({ message: z.string() });
@@ -48,16 +52,18 @@ export async function readRecordTag<T extends { key: string }>(
     const record = tag.success ? options.parse(tag.data.message) : null;
     if (record === null) return { ok: false, reason: `refs/${ref} holds no valid ${options.name}` };
     if (record.key !== options.key)
-      return { ok: false, reason: `refs/${ref} is the record of another run (${record.key})` };
+      return {
+        ok: false,
+        reason: `refs/${ref} is the record of another run (${record.key})`,
+        why: "other-run",
+      };
     return { ok: true, record };
   } catch (error) {
     const status = (error as { status?: unknown }).status;
+    if (status === 404) return { ok: false, reason: `refs/${ref} does not exist`, why: "missing" };
     return {
       ok: false,
-      reason:
-        status === 404
-          ? `refs/${ref} does not exist`
-          : `reading refs/${ref} failed: ${typeof status === "number" ? `GitHub answered ${status}` : String(error)}`,
+      reason: `reading refs/${ref} failed: ${typeof status === "number" ? `GitHub answered ${status}` : String(error)}`,
     };
   }
 }
