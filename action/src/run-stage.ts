@@ -165,6 +165,7 @@ export async function runStage(inputs: RunStageInputs, unguarded: RunStageDeps):
     ...(previous?.lastHeartbeat === undefined ? {} : { lastHeartbeat: previous.lastHeartbeat }),
     ...(conflictFiles === undefined ? {} : { conflictFiles }),
     ...(ranBefore === null ? {} : { ranBefore }),
+    ...(amended.amended.length === 0 ? {} : { amendedCriteria: amended.amended }),
     ...(continued?.ok === true ? { instructions: continued.instructions } : {}),
     knowledge,
     ...optional("learningsFile", learningsFile),

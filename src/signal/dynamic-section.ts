@@ -119,7 +119,15 @@ export function renderAcceptance(input: SignalInput): string {
         `\`${input.disputeFile}\`: \`{"criterion_index": <0 for the first criterion above>, "reason": "<why, at most 500 characters>"}\`` +
         ", commit your work and stop. If that criterion fails, the stage waits for a person, who amends it " +
         "or rejects the dispute.\n";
-  return `## Acceptance Criteria\n\nloom runs these from \`${working_dir}\` after you stop${after}:\n\n${items}\n${dispute}`;
+  const amended = (input.amendedCriteria ?? []).map(
+    (a) =>
+      `- criterion ${a.index + 1} is \`${a.command}\`, amended by @${a.by} (\`/loom amend\`); the plan file still says \`${a.was}\``,
+  );
+  const amendedNote =
+    amended.length === 0
+      ? ""
+      : `\nAmended for this run of the plan by a person with write access; loom checks the amended command:\n\n${amended.join("\n")}\n`;
+  return `## Acceptance Criteria\n\nloom runs these from \`${working_dir}\` after you stop${after}:\n\n${items}\n${amendedNote}${dispute}`;
 }
 
 function renderFiles(input: SignalInput): string {

@@ -33,6 +33,9 @@ export type SignalKnowledge = {
  */
 export type SignalInstructions = { text: string; by: string; fromAttempt: number };
 
+/** One criterion a person amended: its 0-based index, the plan file's command, the amended one. */
+export type AmendedCriterion = { index: number; was: string; command: string; by: string };
+
 /**
  * A completed stage runs again (a retry, an affected re-run): what landed on its branch after
  * loom's newest merge of its work, read from the checkout's history before the session. Commit
@@ -68,6 +71,11 @@ export type SignalInput = {
   handoff?: string;
   /** For continue sessions: the person's instructions. */
   instructions?: SignalInstructions;
+  /**
+   * Criteria a person amended for this run of the plan (`/loom amend`): the stage's `acceptance`
+   * holds the amended commands already; this says which, what the plan file still shows, and who.
+   */
+  amendedCriteria?: readonly AmendedCriterion[];
   /** For a stage session of a completed stage run again: what changed since its work was merged. */
   ranBefore?: RanBefore;
   /** The previous session's last heartbeat, for recovery sessions. */

@@ -196,8 +196,12 @@ test("an amendment holds for the stage's later sessions: a retry is told the ame
     result.checks.map((c) => c.name),
     ["grep hello greet.txt", "test -f greet.txt"],
   );
-  assert.match(prompts[0] ?? "", /`test -f greet\.txt`/);
-  assert.doesNotMatch(prompts[0] ?? "", /strict-lint/);
+  assert.match(prompts[0] ?? "", /- \[ \] `test -f greet\.txt`/);
+  assert.doesNotMatch(prompts[0] ?? "", /- \[ \] `\.\/tools\/strict-lint/);
+  assert.match(
+    prompts[0] ?? "",
+    /criterion 2 is `test -f greet\.txt`, amended by @alice \(`\/loom amend`\); the plan file still says `\.\/tools\/strict-lint greet\.txt`/,
+  );
 });
 
 test("a stage never amended (no record), or a record for another run, keeps the plan's criteria; a record GitHub cannot answer for starts nothing", async (t) => {

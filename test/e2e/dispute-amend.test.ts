@@ -170,8 +170,9 @@ describe(
         ["a:stage:1", "a:check:2", "a:stage:3"],
         e2e.describe(),
       );
-      assert.match(retryPrompt, /`test -f a\.txt`/);
-      assert.doesNotMatch(retryPrompt, /strict-lint/);
+      assert.match(retryPrompt, /- \[ \] `test -f a\.txt`/);
+      assert.doesNotMatch(retryPrompt, /- \[ \] `\.\/tools\/strict-lint/);
+      assert.match(retryPrompt, /criterion 2 is `test -f a\.txt`, amended by @alice/);
       const summary = afterRetry?.output.summary ?? "";
       assert.match(summary, /### Checks \(attempt 3: 2 passed, 0 failed\)/, summary);
       assert.match(summary, /\| ✅ \| acceptance \| test -f a\.txt \|/, summary);

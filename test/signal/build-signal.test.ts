@@ -249,3 +249,22 @@ test("a completed stage run again is told why: what landed since its merge, fenc
   for (const other of [input({ attempt: 2 }), input({ kind: "recovery", attempt: 3, ranBefore })])
     assert.doesNotMatch(buildSignal(other), /## This Stage Ran Before/);
 });
+
+test("criteria a person amended are listed as amended, with what the plan file still says and who", () => {
+  const amendedApi = { ...api, acceptance: ["npm test", "node cli.js --help"] };
+  const text = buildSignal(
+    input({
+      stage: amendedApi,
+      attempt: 3,
+      amendedCriteria: [
+        { index: 1, was: "node cli.js --version", command: "node cli.js --help", by: "alice" },
+      ],
+    }),
+  );
+  assert.match(text, /- \[ \] `node cli\.js --help`/);
+  assert.match(
+    text,
+    /criterion 2 is `node cli\.js --help`, amended by @alice \(`\/loom amend`\); the plan file still says `node cli\.js --version`/,
+  );
+  assert.doesNotMatch(buildSignal(input()), /amended by/);
+});

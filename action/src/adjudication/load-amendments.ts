@@ -1,4 +1,5 @@
 import type { Stage } from "../../../src/plan/plan.ts";
+import type { AmendedCriterion } from "../../../src/signal/signal-input.ts";
 import type { RunStageInputs } from "../run-stage-inputs.ts";
 import type { RunStageDeps } from "../stage/run-stage-deps.ts";
 import { applyAmendments } from "./run-check-only.ts";
@@ -19,22 +20,37 @@ export async function loadAmendments(
   inputs: Pick<RunStageInputs, "kind" | "attempt">,
   deps: Pick<RunStageDeps, "readAmendRecord" | "log">,
   stage: Stage,
-): Promise<{ ok: true; stage: Stage } | { ok: false; reason: string }> {
+): Promise<{ ok: true; stage: Stage; amended: AmendedCriterion[] } | { ok: false; reason: string }> {
   if (!LATER_SESSIONS.includes(inputs.kind) || inputs.attempt <= 1 || deps.readAmendRecord === undefined)
-    return { ok: true, stage };
+    return { ok: true, stage, amended: [] };
   const read = await deps.readAmendRecord();
   if (!read.ok) {
     if (read.why === undefined)
       return { ok: false, reason: `the stage's amended criteria could not be read: ${read.reason}` };
     if (read.why === "other-run") deps.log("amended criteria not applied", { reason: read.reason });
-    return { ok: true, stage };
+    return { ok: true, stage, amended: [] };
   }
   const amended = applyAmendments(stage, read.record);
   if (!amended.ok) {
     deps.log("amended criteria not applied", { reason: amended.reason });
-    return { ok: true, stage };
+    return { ok: true, stage, amended: [] };
   }
+  const commandOf = (index: number) => {
+    const criterion = stage.acceptance[index];
+    return typeof criterion === "string" ? criterion : (criterion?.command ?? "");
+  };
   for (const a of read.record.amendments)
     deps.log("amended criterion", { criterion: a.criterion_index + 1, by: a.by, command: a.command });
-  return { ok: true, stage: amended.stage };
+  // A later amendment of the same criterion wins, as in the checks.
+  const latest = new Map(read.record.amendments.map((a) => [a.criterion_index, a] as const));
+  return {
+    ok: true,
+    stage: amended.stage,
+    amended: [...latest.values()].map((a) => ({
+      index: a.criterion_index,
+      was: commandOf(a.criterion_index),
+      command: a.command,
+      by: a.by,
+    })),
+  };
 }
