@@ -39,4 +39,10 @@ export const LOOM_RELEASES: readonly LoomRelease[] = [
     sha: "760bbfb0e55ece048d4c902fb0ae45fc24b84f7a",
     contract: "0.4",
   },
+  {
+    version: "0.4.2",
+    repository: "loom-dev/loom",
+    sha: "920e706e0730aba8c326888ae06b229f7c7da06a",
+    contract: "0.4",
+  },
 ];
