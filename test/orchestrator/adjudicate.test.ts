@@ -94,6 +94,18 @@ function amend(
 
 const replyOf = (story: Story) => story.of("reply")[0];
 
+/** alice's `/loom continue a <instructions>`. */
+function continueA(story: Story, instructions: string) {
+  return story.send({
+    type: "command.received",
+    command: "continue",
+    stageId: "a",
+    instructions,
+    sender: "alice",
+    source: COMMENT,
+  });
+}
+
 test("a run that fails the criterion its session disputed waits for a person with the dispute and the checked commit", () => {
   const story = disputed();
   const a = story.stage("a");
@@ -300,14 +312,7 @@ test("the amendment holds for the stage's later sessions: a retry and a continue
   assert.equal(retry?.kind, "stage");
   assert.deepEqual(retry?.amendment, carried);
   finish(story, "a", "completed-with-failures");
-  story.send({
-    type: "command.received",
-    command: "continue",
-    stageId: "a",
-    instructions: "make it pass",
-    sender: "alice",
-    source: COMMENT,
-  });
+  continueA(story, "make it pass");
   const continued = story.of("dispatchRun")[0];
   assert.equal(continued?.kind, "continue");
   assert.deepEqual(continued?.amendment, carried);
@@ -324,14 +329,7 @@ test("/loom continue after a check run resumes the disputing session, not the ch
   const story = disputed();
   amend(story);
   finish(story, "a", "completed-with-failures");
-  story.send({
-    type: "command.received",
-    command: "continue",
-    stageId: "a",
-    instructions: "make strict-lint pass",
-    sender: "alice",
-    source: COMMENT,
-  });
+  continueA(story, "make strict-lint pass");
   const dispatch = story.of("dispatchRun")[0];
   assert.equal(dispatch?.kind, "continue");
   assert.equal(dispatch?.previousRunId, 101, "run 101: attempt 1, the session that disputed");
