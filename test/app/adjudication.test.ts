@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import { parseAmendRecord } from "../../src/artifacts/amend-record.ts";
-import { issueCommentPayload, pullRequestPayload } from "../support/webhook-payloads.ts";
-import { DIAMOND_PLAN, completeRun, failRun, pressButton, startHarness } from "./loom-harness.ts";
+import { DIAMOND_PLAN, completeRun, failRun, pressButton } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
+import { openClockedPlan, type ClockedPlan } from "./open-clocked-plan.ts";
 import { checkedSha, passingResult } from "./stage-results.ts";
 
 /*
@@ -16,25 +16,16 @@ import { checkedSha, passingResult } from "./stage-results.ts";
 const CHECKED = checkedSha("a");
 
 let h: Harness | undefined;
+let opened: ClockedPlan | undefined;
 afterEach(async () => {
   await h?.cleanup();
   h = undefined;
 });
 
-let time = 0;
-
 /** The diamond opened; a's session disputed its criterion `npm test`, which failed. */
 async function openWithDispute(): Promise<Harness> {
-  time = Date.UTC(2026, 10, 22, 0, 0, 0);
-  const harness = await startHarness({ planText: DIAMOND_PLAN, clock: () => (time += 1000) });
-  harness.fake.roles.set("bob", "read");
-  await harness.receive(
-    "pull_request",
-    pullRequestPayload("opened", { number: 1, headSha: harness.headSha }),
-  );
-  const [dispatch] = harness.fake.dispatches;
-  assert.ok(dispatch);
-  await failRun(harness, dispatch, {
+  opened = await openClockedPlan(DIAMOND_PLAN);
+  await failRun(opened.harness, opened.dispatch, {
     ...passingResult("a"),
     dispute: {
       criterion_index: 0,
@@ -42,15 +33,13 @@ async function openWithDispute(): Promise<Harness> {
       reason: "the suite needs a database this repo lacks",
     },
   });
-  return harness;
+  return opened.harness;
 }
 
-function comment(harness: Harness, login: string, body: string, commentId: number) {
-  const createdAt = new Date(time + 1000).toISOString();
-  return harness.receive(
-    "issue_comment",
-    issueCommentPayload({ number: 1, body, sender: { login }, commentId, createdAt }),
-  );
+/** A comment dated after the app's clock (the harness is the one `opened` holds). */
+function comment(_harness: Harness, login: string, body: string, commentId: number) {
+  assert.ok(opened, "the plan is open");
+  return opened.comment(login, body, commentId);
 }
 
 const checkRunOf = (harness: Harness, name: string) =>

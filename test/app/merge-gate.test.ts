@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import { checkRunPayload, issueCommentPayload, pullRequestPayload } from "../support/webhook-payloads.ts";
-import { completeRun, DIAMOND_PLAN, pressButton, startHarness } from "./loom-harness.ts";
+import { checkRunPayload } from "../support/webhook-payloads.ts";
+import { completeRun, DIAMOND_PLAN, pressButton } from "./loom-harness.ts";
 import type { Harness } from "./loom-harness.ts";
+import { openClockedPlan, type ClockedPlan } from "./open-clocked-plan.ts";
 import { checkedSha, passingResult } from "./stage-results.ts";
 
 /*
@@ -20,27 +21,17 @@ const GATED_PLAN = DIAMOND_PLAN.replace(
 const CHECKED = checkedSha("a");
 
 let h: Harness | undefined;
+let opened: ClockedPlan | undefined;
 afterEach(async () => {
   await h?.cleanup();
   h = undefined;
 });
 
-/** The app's clock, which the test reads to date comments after the stage started waiting. */
-let time = 0;
-
 /** The gated plan opened, `a` passed: it waits for a person. */
 async function openWithWaitingRoot(): Promise<Harness> {
-  time = Date.UTC(2026, 10, 22, 0, 0, 0);
-  const harness = await startHarness({ planText: GATED_PLAN, clock: () => (time += 1000) });
-  harness.fake.roles.set("bob", "read");
-  await harness.receive(
-    "pull_request",
-    pullRequestPayload("opened", { number: 1, headSha: harness.headSha }),
-  );
-  const [dispatch] = harness.fake.dispatches;
-  assert.ok(dispatch);
-  await completeRun(harness, dispatch, passingResult("a"));
-  return harness;
+  opened = await openClockedPlan(GATED_PLAN);
+  await completeRun(opened.harness, opened.dispatch, passingResult("a"));
+  return opened.harness;
 }
 
 const stagesDispatched = (harness: Harness) => harness.fake.dispatches.map((d) => d.inputs["stage_id"]);
@@ -50,12 +41,10 @@ const checkRunOf = (harness: Harness, name: string) =>
 const mergedHeads = (harness: Harness) =>
   harness.gh.find("POST", /\/merges$/).map((r) => (r.body as { head: string }).head);
 
-function comment(harness: Harness, login: string, body: string, commentId: number) {
-  const createdAt = new Date(time + 1000).toISOString();
-  return harness.receive(
-    "issue_comment",
-    issueCommentPayload({ number: 1, body, sender: { login }, commentId, createdAt }),
-  );
+/** A comment dated after the app's clock (the harness is the one `opened` holds). */
+function comment(_harness: Harness, login: string, body: string, commentId: number) {
+  assert.ok(opened, "the plan is open");
+  return opened.comment(login, body, commentId);
 }
 
 test("a passed stage that a person merges waits: no merge, a Merge button with its commit, dependents held", async () => {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { costReport } from "./cost-report.ts";
 import { KEY, Story, makePlan } from "./story.ts";
 
 const diamond = makePlan([
@@ -130,21 +131,7 @@ test("an amended stage's /loom amend record is deleted with its branch", () => {
   story.pass("a");
   const checked = "c0ffee0000000000000000000000000000000001";
   const dispute = { criterionIndex: 0, criterion: "npm test", reason: "needs a database" };
-  const report = {
-    usage: {
-      turns: 1,
-      inputTokens: 1,
-      outputTokens: 1,
-      cacheReadTokens: 0,
-      cacheCreationTokens: 0,
-      costUsd: 0,
-      durationMs: 1,
-    },
-    checks: [],
-    deviations: [],
-    learningsAdded: 0,
-    dispute,
-  };
+  const report = { ...costReport(0), dispute };
   story.send({ type: "run.dispatched", stageId: "b", attempt: 1, runId: 71 });
   story.send({
     type: "run.finished",

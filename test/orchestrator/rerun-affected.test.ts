@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { summarizeStatus } from "../../src/orchestrator/summarize-status.ts";
 import { renderPlanCheckRun } from "../../src/status/render-plan-check-run.ts";
 import { renderStatusComment } from "../../src/status/render-status-comment.ts";
+import { costReport } from "./cost-report.ts";
 import { finishDiamond, passWith } from "./diamond.ts";
 import type { Story } from "./story.ts";
 
@@ -112,25 +113,11 @@ test("a second push adds to the affected set; rerun: affected in .github/loom.ym
 });
 
 test("an affected re-run that does not fit the budget waits with the reason; /loom budget +N releases it", () => {
-  const cost = (usd: number) => ({
-    usage: {
-      turns: 1,
-      inputTokens: 1,
-      outputTokens: 1,
-      cacheReadTokens: 0,
-      cacheCreationTokens: 0,
-      costUsd: usd,
-      durationMs: 1,
-    },
-    checks: [],
-    deviations: [],
-    learningsAdded: 0,
-  });
   const story = finishDiamond({ settings: { planBudgetUsd: 4.5 } });
   // Every stage cost $1 so far (reported on its one run): the plan spent $4 of $4.50.
   for (const id of ["a", "b", "c", "d"]) {
     const session = story.stage(id).sessions[0];
-    if (session) session.report = cost(1);
+    if (session) session.report = costReport(1);
   }
   push(story, ["src/b/x.ts"]);
   assert.match(

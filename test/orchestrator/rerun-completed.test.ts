@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { listUsageLines } from "../../src/status/list-usage-lines.ts";
 import { renderStageCheckRun } from "../../src/status/render-stage-check-run.ts";
 import { renderStatusComment } from "../../src/status/render-status-comment.ts";
+import { costReport } from "./cost-report.ts";
 import { Story } from "./story.ts";
 import { finishDiamond, makeDiamond, passWith } from "./diamond.ts";
 
@@ -137,20 +138,7 @@ test("the stage's check run says why it runs again, and its sessions and cost ta
 test("the status comment and loom usage say which stages ran again and why", () => {
   const story = finishDiamond();
   retry(story, "a", true);
-  story.run("a", "completed", "", {
-    usage: {
-      turns: 1,
-      inputTokens: 1,
-      outputTokens: 1,
-      cacheReadTokens: 0,
-      cacheCreationTokens: 0,
-      costUsd: 0.1,
-      durationMs: 1,
-    },
-    checks: [],
-    deviations: [],
-    learningsAdded: 0,
-  });
+  story.run("a", "completed", "", costReport(0.1));
   assert.match(renderStatusComment(story.state), /\| `a` \|.*\| re-run: retry requested by @&#8203;octocat/);
   const lines = listUsageLines({ repo: "o/r", pr: 7 }, story.state).filter((l) => l.stage === "a");
   assert.deepEqual(

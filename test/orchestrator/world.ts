@@ -3,6 +3,7 @@ import type { OrchestratorEvent, PlanSpec, RunOutcome } from "../../src/orchestr
 import type { Effect } from "../../src/orchestrator/effects.ts";
 import type { PlanState } from "../../src/orchestrator/state.ts";
 import { step } from "../../src/orchestrator/step.ts";
+import { costReport } from "./cost-report.ts";
 
 /** A small deterministic random source (mulberry32), seeded by fast-check. */
 export function createRandom(seed: number): (n: number) => number {
@@ -157,18 +158,7 @@ export class World {
     const disputes = outcome === "completed-with-failures" && this.random(2) === 0;
     const report = disputes
       ? {
-          usage: {
-            turns: 1,
-            inputTokens: 1,
-            outputTokens: 1,
-            cacheReadTokens: 0,
-            cacheCreationTokens: 0,
-            costUsd: 0,
-            durationMs: 1,
-          },
-          checks: [],
-          deviations: [],
-          learningsAdded: 0,
+          ...costReport(0),
           dispute: { criterionIndex: 0, criterion: "npm test", reason: "needs a database" },
         }
       : undefined;
