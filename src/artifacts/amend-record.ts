@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseRecordMessage, renderRecordMessage } from "./record-message.ts";
 
 /** The longest amended criterion (the plan's own limit on an acceptance command). */
 export const MAX_AMENDED_COMMAND = 1024;
@@ -38,18 +39,10 @@ export function amendRecordRef(branch: string): string {
 
 /** The tag message: a line for people listing the repository's objects, then the record as JSON. */
 export function renderAmendRecord(record: AmendRecord): string {
-  return `loom amend ${record.stage_id} (${record.key})\n\n${JSON.stringify(record)}\n`;
+  return renderRecordMessage("amend", record);
 }
 
 /** The record in a tag message, or null when the message holds none (or a malformed one). */
 export function parseAmendRecord(message: string): AmendRecord | null {
-  const start = message.indexOf("\n{");
-  const json = start < 0 ? message.trim() : message.slice(start + 1).trim();
-  try {
-    const parsed = AmendRecord.safeParse(JSON.parse(json));
-    return parsed.success ? parsed.data : null;
-  } catch (error) {
-    if (error instanceof SyntaxError) return null;
-    throw error;
-  }
+  return parseRecordMessage(AmendRecord, message);
 }

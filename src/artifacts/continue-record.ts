@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseRecordMessage, renderRecordMessage } from "./record-message.ts";
 import { MAX_CONTINUE_INSTRUCTIONS } from "../commands/parse-command.ts";
 
 /**
@@ -29,18 +30,10 @@ export function continueRecordRef(branch: string): string {
 
 /** The tag message: a line for people listing the repository's objects, then the record as JSON. */
 export function renderContinueRecord(record: ContinueRecord): string {
-  return `loom continue ${record.stage_id} (${record.key})\n\n${JSON.stringify(record)}\n`;
+  return renderRecordMessage("continue", record);
 }
 
 /** The record in a tag message, or null when the message holds none (or a malformed one). */
 export function parseContinueRecord(message: string): ContinueRecord | null {
-  const start = message.indexOf("\n{");
-  const json = start < 0 ? message.trim() : message.slice(start + 1).trim();
-  try {
-    const parsed = ContinueRecord.safeParse(JSON.parse(json));
-    return parsed.success ? parsed.data : null;
-  } catch (error) {
-    if (error instanceof SyntaxError) return null;
-    throw error;
-  }
+  return parseRecordMessage(ContinueRecord, message);
 }
