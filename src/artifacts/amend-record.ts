@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { MAX_ACCEPTANCE_COMMAND_LENGTH } from "../plan/check-stage-fields.ts";
 import { parseRecordMessage, renderRecordMessage } from "./record-message.ts";
 
 /** The longest amended criterion (the plan's own limit on an acceptance command). */
-export const MAX_AMENDED_COMMAND = 1024;
+export const MAX_AMENDED_COMMAND = MAX_ACCEPTANCE_COMMAND_LENGTH;
 
 /** One person's `/loom amend`: criterion `criterion_index` (0-based) is `command` for this run. */
 export const Amendment = z.object({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_ACCEPTANCE_COMMAND_LENGTH } from "../plan/check-stage-fields.ts";
 
 /** The longest reason a dispute carries (the reference's `--reason`: 500 characters). */
 export const MAX_DISPUTE_REASON = 500;
@@ -13,7 +14,7 @@ export const MAX_DISPUTE_REASON = 500;
 export const DisputeRequest = z
   .object({
     criterion_index: z.number().int().min(0).max(999).optional(),
-    criterion: z.string().min(1).max(1024).optional(),
+    criterion: z.string().min(1).max(MAX_ACCEPTANCE_COMMAND_LENGTH).optional(),
     reason: z.string().trim().min(1).max(MAX_DISPUTE_REASON),
   })
   .refine((d) => d.criterion_index !== undefined || d.criterion !== undefined, {
@@ -27,7 +28,7 @@ export type DisputeRequest = z.infer<typeof DisputeRequest>;
  */
 export const StageDispute = z.object({
   criterion_index: z.number().int().min(0).max(999),
-  criterion: z.string().min(1).max(1024),
+  criterion: z.string().min(1).max(MAX_ACCEPTANCE_COMMAND_LENGTH),
   reason: z.string().min(1).max(MAX_DISPUTE_REASON),
 });
 export type StageDispute = z.infer<typeof StageDispute>;

@@ -1,4 +1,5 @@
 import { COMMAND_NAMES } from "../orchestrator/events.ts";
+import { MAX_ACCEPTANCE_COMMAND_LENGTH } from "../plan/check-stage-fields.ts";
 import type { CommandName } from "../orchestrator/events.ts";
 
 /** Commands that act on one stage and need its id. */
@@ -126,9 +127,6 @@ function parseContinue(line: string, ref: string, written: string): ParsedComman
   return { ok: true, command: "continue", stage: parseStageRef(ref), line, instructions: text };
 }
 
-/** The most characters of an amended criterion (the plan's own limit on an acceptance command). */
-const MAX_AMENDED_COMMAND = 1024;
-
 /**
  * `/loom amend <stage> <n> <command>`: criterion n (1-based, as the check run numbers them) is the
  * rest of the line, one pair of surrounding quotes or backticks removed.
@@ -142,7 +140,7 @@ function parseAmend(
   if (ref === undefined) return { ok: false, reason: "missing-stage", line };
   const criterion = /^#?([1-9][0-9]{0,2})$/.exec(number ?? "")?.[1];
   const text = dropControlCharacters(unquote(unquoteCode(written?.trim() ?? ""))).trim();
-  if (criterion === undefined || text === "" || text.length > MAX_AMENDED_COMMAND)
+  if (criterion === undefined || text === "" || text.length > MAX_ACCEPTANCE_COMMAND_LENGTH)
     return { ok: false, reason: "bad-amendment", line };
   return {
     ok: true,

@@ -1,3 +1,4 @@
+import { MAX_ACCEPTANCE_COMMAND_LENGTH } from "../plan/check-stage-fields.ts";
 import { MAX_CONTINUE_INSTRUCTIONS, type ParsedCommand } from "./parse-command.ts";
 
 /** The plans of a pull request with their stage ids, for help text and "did you mean". */
@@ -55,6 +56,6 @@ export function describeParseFailure(failure: Extract<ParsedCommand, { ok: false
     case "instructions-too-long":
       return `${shown} has instructions longer than ${MAX_CONTINUE_INSTRUCTIONS} characters: shorten them.`;
     case "bad-amendment":
-      return `${shown} needs the criterion's number (as its check run shows it) and the new command, at most 1024 characters: \`/loom amend <stage> <n> <command>\`.`;
+      return `${shown} needs the criterion's number (as its check run shows it) and the new command, at most ${MAX_ACCEPTANCE_COMMAND_LENGTH} characters: \`/loom amend <stage> <n> <command>\`.`;
   }
 }

@@ -1,4 +1,5 @@
 import { compileWiringPattern } from "./compile-wiring-pattern.ts";
+import { criterionCommand } from "./criterion-command.ts";
 import type { Diagnostics } from "./diagnostics.ts";
 import type { AcceptanceCriterion } from "./plan.ts";
 import type { StageEntry } from "./read-loom-document.ts";
@@ -69,7 +70,7 @@ export function checkStageFields({ stage, index }: StageEntry, at: YamlLocator, 
 
 /** What is wrong with an acceptance criterion's command, or null when it can run. */
 export function describeAcceptanceProblem(criterion: AcceptanceCriterion): string | null {
-  const command = typeof criterion === "string" ? criterion : criterion.command;
+  const command = criterionCommand(criterion);
   if (command.trim().length === 0) return "has an empty command";
   if (command.length > MAX_ACCEPTANCE_COMMAND_LENGTH) {
     return `command is ${command.length} characters; the limit is ${MAX_ACCEPTANCE_COMMAND_LENGTH}`;

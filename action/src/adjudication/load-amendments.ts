@@ -1,8 +1,37 @@
+import type { AmendRecord } from "../../../src/artifacts/amend-record.ts";
+import { criterionCommand } from "../../../src/plan/criterion-command.ts";
 import type { Stage } from "../../../src/plan/plan.ts";
 import type { AmendedCriterion } from "../../../src/signal/signal-input.ts";
 import type { RunStageInputs } from "../run-stage-inputs.ts";
 import type { RunStageDeps } from "../stage/run-stage-deps.ts";
-import { applyAmendments } from "./run-check-only.ts";
+
+/**
+ * The stage with each amended criterion in place (a later amendment of the same one wins), and what
+ * each amended criterion was in the plan file.
+ */
+export function applyAmendments(
+  stage: Stage,
+  record: AmendRecord,
+): { ok: true; stage: Stage; amended: AmendedCriterion[] } | { ok: false; reason: string } {
+  const acceptance = [...stage.acceptance];
+  const amended = new Map<number, AmendedCriterion>();
+  for (const amendment of record.amendments) {
+    const was = stage.acceptance[amendment.criterion_index];
+    if (was === undefined)
+      return {
+        ok: false,
+        reason: `the amendment names criterion ${amendment.criterion_index + 1}, but the stage has ${acceptance.length}`,
+      };
+    acceptance[amendment.criterion_index] = amendment.command;
+    amended.set(amendment.criterion_index, {
+      index: amendment.criterion_index,
+      was: criterionCommand(was),
+      command: amendment.command,
+      by: amendment.by,
+    });
+  }
+  return { ok: true, stage: { ...stage, acceptance }, amended: [...amended.values()] };
+}
 
 /** Sessions that work on the stage and run its checks after a first attempt: an amendment holds for them. */
 const LATER_SESSIONS: readonly string[] = ["stage", "recovery", "continue"];
@@ -35,22 +64,7 @@ export async function loadAmendments(
     deps.log("amended criteria not applied", { reason: amended.reason });
     return { ok: true, stage, amended: [] };
   }
-  const commandOf = (index: number) => {
-    const criterion = stage.acceptance[index];
-    return typeof criterion === "string" ? criterion : (criterion?.command ?? "");
-  };
   for (const a of read.record.amendments)
     deps.log("amended criterion", { criterion: a.criterion_index + 1, by: a.by, command: a.command });
-  // A later amendment of the same criterion wins, as in the checks.
-  const latest = new Map(read.record.amendments.map((a) => [a.criterion_index, a] as const));
-  return {
-    ok: true,
-    stage: amended.stage,
-    amended: [...latest.values()].map((a) => ({
-      index: a.criterion_index,
-      was: commandOf(a.criterion_index),
-      command: a.command,
-      by: a.by,
-    })),
-  };
+  return amended;
 }

@@ -1,5 +1,6 @@
 import { DisputeRequest, type StageDispute } from "../../../src/artifacts/dispute-request.ts";
 import type { CheckResult } from "../../../src/artifacts/stage-result.ts";
+import { criterionCommand } from "../../../src/plan/criterion-command.ts";
 import type { AcceptanceCriterion } from "../../../src/plan/plan.ts";
 import { redactSecrets } from "../../../src/redact/redact-secrets.ts";
 import { readFileHead } from "../knowledge/read-file-head.ts";
@@ -10,10 +11,6 @@ const MAX_DISPUTE_FILE = 8_000;
 /** What the session's dispute comes to: none, one the stage waits on, or why it is not taken. */
 export type DisputeRead =
   { kind: "none" } | { kind: "disputed"; dispute: StageDispute } | { kind: "ignored"; why: string };
-
-function commandOf(criterion: AcceptanceCriterion): string {
-  return typeof criterion === "string" ? criterion : criterion.command;
-}
 
 /**
  * The session's `dispute.json` checked against the stage: valid JSON of `DisputeRequest`, naming
@@ -46,7 +43,7 @@ export async function readDispute(
       why: `the dispute file is not valid: ${parsed.error.issues[0]?.message ?? ""}`,
     };
   const request = parsed.data;
-  const commands = acceptance.map(commandOf);
+  const commands = acceptance.map(criterionCommand);
   const index = request.criterion_index ?? commands.indexOf(request.criterion ?? "");
   const command = commands[index];
   if (command === undefined || index < 0)

@@ -1,29 +1,12 @@
-import type { AmendRecord } from "../../../src/artifacts/amend-record.ts";
 import type { Stage } from "../../../src/plan/plan.ts";
 import type { CheckContext } from "../checks/check-context.ts";
 import type { StageVerdict } from "../checks/decide-stage-outcome.ts";
 import { runStageChecks } from "../checks/run-checks.ts";
 import type { RunStageInputs } from "../run-stage-inputs.ts";
 import { finishStage } from "../stage/finish-stage.ts";
+import { applyAmendments } from "./load-amendments.ts";
 import { startHeartbeats } from "./start-heartbeats.ts";
 import type { RunStageDeps, RunStageResult } from "../stage/run-stage-deps.ts";
-
-/** The stage with each amended criterion in place (a later amendment of the same one wins). */
-export function applyAmendments(
-  stage: Stage,
-  record: AmendRecord,
-): { ok: true; stage: Stage } | { ok: false; reason: string } {
-  const acceptance = [...stage.acceptance];
-  for (const amendment of record.amendments) {
-    if (amendment.criterion_index >= acceptance.length)
-      return {
-        ok: false,
-        reason: `the amendment names criterion ${amendment.criterion_index + 1}, but the stage has ${acceptance.length}`,
-      };
-    acceptance[amendment.criterion_index] = amendment.command;
-  }
-  return { ok: true, stage: { ...stage, acceptance } };
-}
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
