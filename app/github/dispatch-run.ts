@@ -120,18 +120,20 @@ export async function dispatchRun(ctx: EffectContext, effect: DispatchRun): Prom
     if (existing) return dispatched(ctx, effect, existing.id);
   }
 
-  // A continue session's instructions (a check run's amended criteria) are in place before its
-  // run can look for them.
-  try {
-    await recordContinuation(ctx, effect);
-    await recordAmendment(ctx, effect);
-  } catch (error) {
-    if (!(error instanceof EffectError) || error.retryable) throw error;
-    const what =
-      effect.amendment === undefined
-        ? "GitHub refused loom's record of the instructions, so nothing was dispatched"
-        : "GitHub refused loom's record of the amended criteria, so nothing was dispatched";
-    return refused(ctx, effect, error.status, error.cause ?? error, what);
+  // A continue session's instructions and an amended stage's criteria are in place before its run
+  // can look for them; a refusal names the record GitHub refused.
+  const records = [
+    { write: recordContinuation, what: "the instructions" },
+    { write: recordAmendment, what: "the amended criteria" },
+  ];
+  for (const record of records) {
+    try {
+      await record.write(ctx, effect);
+    } catch (error) {
+      if (!(error instanceof EffectError) || error.retryable) throw error;
+      const what = `GitHub refused loom's record of ${record.what}, so nothing was dispatched`;
+      return refused(ctx, effect, error.status, error.cause ?? error, what);
+    }
   }
   let posted = await postDispatch(ctx, effect, ref, true);
   if (!posted.ok && (posted.status === 400 || posted.status === 422)) {

@@ -1,8 +1,6 @@
+import { findCallerProblem } from "./find-caller-problem.ts";
 import { MAX_AMENDED_COMMAND } from "../artifacts/amend-record.ts";
 import { redactSecrets } from "../redact/redact-secrets.ts";
-import { LOOM_RELEASES } from "../release/loom-releases.ts";
-import { STAGE_CONTRACTS } from "../release/stage-contract.ts";
-import type { Settings } from "./events.ts";
 import { isWaitingForAdjudication } from "./is-waiting-for-adjudication.ts";
 import type { ActionResult } from "./action-result.ts";
 import { requeueStage } from "./requeue-stage.ts";
@@ -38,14 +36,6 @@ export function holdForAdjudication(
     stage.dispute = { ...dispute, since: ctx.at, attempt: session.attempt };
 }
 
-/** Why the caller workflow cannot run a check-only run, or null (see `findCallerProblem` of continue). */
-function findCallerProblem(caller: Settings["caller"]): string | null {
-  if (caller?.kind !== "older") return null;
-  const release = LOOM_RELEASES.find((known) => known.version === caller.release);
-  if (release === undefined || STAGE_CONTRACTS[release.contract].sessionKinds.includes("check")) return null;
-  return `the caller workflow pins loom ${caller.release}, whose stage workflow cannot re-run a stage's checks with an amended criterion: move its pin to the newest release (the plan's check run shows the lines to paste)`;
-}
-
 /** What a `/loom amend` comment says: the criterion (1-based), its new command, when it was written. */
 export type AmendRequest = { criterion?: number; command?: string; writtenAt?: number };
 
@@ -65,7 +55,11 @@ export function amendCriterion(
   const dispute = stage.dispute;
   if (!isWaitingForAdjudication(stage) || dispute === undefined)
     return refuse(`\`${stage.id}\` is ${stage.status}: no disputed criterion waits for a decision`);
-  const caller = findCallerProblem(ctx.state.settings.caller);
+  const caller = findCallerProblem(
+    ctx.state.settings.caller,
+    "check",
+    "cannot re-run a stage's checks with an amended criterion",
+  );
   if (caller !== null) return refuse(caller);
   const checked = stage.checkedSha;
   if (!checked)

@@ -31,7 +31,7 @@ export function computeCleanupEffects(before: PlanState | null, after: PlanState
       // A stage continued after the plan was done once has its branch again: a key of its own.
       const continued = stage.sessions.some((s) => s.kind === "continue");
       // A stage whose criterion a person amended has loom's record of the amendments.
-      const amended = stage.sessions.some((s) => s.kind === "check");
+      const amended = (stage.amendments?.length ?? 0) > 0;
       return {
         type: "deleteBranch" as const,
         key: `${prefix}:${stage.id}:delete-branch${continued ? `:${stage.sessions.length}` : ""}`,

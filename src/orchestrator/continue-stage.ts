@@ -1,8 +1,6 @@
+import { findCallerProblem } from "./find-caller-problem.ts";
 import { MAX_CONTINUE_INSTRUCTIONS } from "../commands/parse-command.ts";
 import { redactSecrets } from "../redact/redact-secrets.ts";
-import { LOOM_RELEASES } from "../release/loom-releases.ts";
-import { STAGE_CONTRACTS } from "../release/stage-contract.ts";
-import type { Settings } from "./events.ts";
 import type { Session, StageState } from "./state.ts";
 import type { StepContext } from "./step-context.ts";
 import { addNote, findActiveSession, moveStage } from "./step-context.ts";
@@ -27,19 +25,6 @@ export function findContinueSource(stage: StageState): Session | undefined {
       session.runId !== null &&
       session.startedAt !== null,
   );
-}
-
-/**
- * Why the caller workflow cannot run a continue session, or null: it pins a release loom knows
- * whose action has no `continue` kind (it would refuse the dispatch's inputs). A caller loom cannot
- * place (`unknown`) is given the chance.
- */
-function findCallerProblem(caller: Settings["caller"]): string | null {
-  if (caller?.kind !== "older") return null;
-  const release = LOOM_RELEASES.find((known) => known.version === caller.release);
-  if (release === undefined || STAGE_CONTRACTS[release.contract].sessionKinds.includes("continue"))
-    return null;
-  return `the caller workflow pins loom ${caller.release}, whose stage workflow cannot resume a session: move its pin to the newest release (the plan's check run shows the lines to paste)`;
 }
 
 /** Why the stage cannot be continued now, or null when it can. */
@@ -86,7 +71,9 @@ export function continueStage(
 ): ActionResult {
   const instructions = redactSecrets(written?.trim() ?? "", []).slice(0, MAX_CONTINUE_INSTRUCTIONS);
   if (instructions === "") return refuse("`continue` needs instructions for the session");
-  const blocker = findCallerProblem(ctx.state.settings.caller) ?? findContinueBlocker(stage);
+  const blocker =
+    findCallerProblem(ctx.state.settings.caller, "continue", "cannot resume a session") ??
+    findContinueBlocker(stage);
   if (blocker !== null) return refuse(blocker);
   const source = findContinueSource(stage);
   if (source?.runId == null) return refuse(`\`${stage.id}\` has no session that ran, so none to continue`);

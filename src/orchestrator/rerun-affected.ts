@@ -4,6 +4,11 @@ import { rerunStage } from "./rerun-stage.ts";
 import type { ActionResult } from "./action-result.ts";
 import type { StepContext } from "./step-context.ts";
 
+/** A push as a change that affects stages (`the push of 1a2b3c4`): `forgetOwnPush` finds it by this text. */
+function describePush(headSha: string): string {
+  return `the push of ${headSha.slice(0, 7)}`;
+}
+
 /**
  * A person's push changed `changed` (null: not known) on head `headSha`: the completed stages it
  * affects (and those downstream) join the plan's affected set, shown on the plan's check run and
@@ -15,7 +20,7 @@ export function noteAffectedStages(
   changed: readonly string[] | null,
   headSha: string,
 ): void {
-  const cause = `the push of ${headSha.slice(0, 7)}`;
+  const cause = describePush(headSha);
   const found = findAffectedStages(ctx.state, changed, cause).map((stage) => ({ ...stage, push: headSha }));
   addAffectedStages(ctx, cause, found);
 }
@@ -31,7 +36,7 @@ export function forgetOwnPush(ctx: StepContext, sha: string): void {
   const stages = affected.stages.filter((stage) => stage.push !== sha);
   const cause = affected.cause
     .split(", ")
-    .filter((part) => part !== `the push of ${sha.slice(0, 7)}`)
+    .filter((part) => part !== describePush(sha))
     .join(", ");
   state.affected = stages.length === 0 ? null : { ...affected, cause, stages };
 }
@@ -63,7 +68,7 @@ export function noteAffectedByLostMerge(ctx: StepContext, stageId: string, headS
       )
       .map((id) => [id, `it builds on \`${stageId}\`, whose merge the push dropped`] as const),
   );
-  addAffectedStages(ctx, `the push of ${headSha.slice(0, 7)}`, addDownstream(state, direct));
+  addAffectedStages(ctx, describePush(headSha), addDownstream(state, direct));
 }
 
 /** `found` joins the affected set (`cause` the change); with `rerun: affected` it runs at once. */

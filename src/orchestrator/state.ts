@@ -119,7 +119,10 @@ export type StageState = {
    * most the plan's `adjudication.max_amendments_per_stage`). Absent before the first.
    */
   amendments?: StageAmendment[];
-  /** Set from a `/loom amend` until its `check` run is dispatched: the next attempt is a check-only run. */
+  /**
+   * Set from a `/loom amend` until its `check` run finishes (or a person's retry or continue takes
+   * over): the next attempt is a check-only run.
+   */
   amendCheck?: true;
   /**
    * While merged: the commit the pull request's head must contain for the stage to count as merged

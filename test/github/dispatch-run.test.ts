@@ -195,3 +195,30 @@ for (const c of keyCases) {
     assert.equal(hasRunKey(c.title, c.key), c.want);
   });
 }
+
+test("a record GitHub refuses for good is named in the crash: the instructions of a continue session, or an amended stage's criteria", async () => {
+  const amendment = {
+    checkedSha: "c".repeat(40),
+    amendments: [{ criterionIndex: 0, command: "true", by: "alice" }],
+  };
+  const continuation = { instructions: "also the empty case", by: "alice", fromAttempt: 1 };
+  for (const [refused, withRecords] of [
+    ["the instructions", { kind: "continue", continuation, amendment }],
+    ["the amended criteria", { kind: "stage", amendment }],
+  ] as const) {
+    gh = mockGitHub();
+    gh.api.get(RUNS).query(runsQuery).reply(200, { total_count: 0, workflow_runs: [] });
+    gh.api
+      .post("/repos/octo/repo/git/tags")
+      .reply(403, { message: "Resource not accessible by integration" });
+    const events = await executeEffect(makeContext(makeDiamond()), { ...effect, attempt: 2, ...withRecords });
+    const detail = events[0]?.type === "run.finished" ? events[0].detail : "";
+    assert.match(
+      detail,
+      new RegExp(`^GitHub refused loom's record of ${refused}, so nothing was dispatched \\(403\\)`),
+    );
+    gh.done();
+    gh.cleanup();
+    gh = undefined;
+  }
+});
