@@ -1,16 +1,12 @@
 import type { Stage } from "../../../src/plan/plan.ts";
 import type { CheckContext } from "../checks/check-context.ts";
-import type { StageVerdict } from "../checks/decide-stage-outcome.ts";
+import { plural, type StageVerdict } from "../checks/decide-stage-outcome.ts";
 import { runStageChecks } from "../checks/run-checks.ts";
 import type { RunStageInputs } from "../run-stage-inputs.ts";
 import { finishStage } from "../stage/finish-stage.ts";
 import { applyAmendments } from "./load-amendments.ts";
 import { startHeartbeats } from "./start-heartbeats.ts";
 import type { RunStageDeps, RunStageResult } from "../stage/run-stage-deps.ts";
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
 
 /**
  * A `check` run (a person's `/loom amend`): no model runs. The stage's checks run again with the

@@ -35,7 +35,8 @@ const INTERRUPTED: Record<Exclude<SessionEnd, "completed" | "crashed">, StageOut
   cancelled: "cancelled",
 };
 
-function plural(n: number, word: string): string {
+/** `1 check`, `2 checks`. */
+export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
